@@ -443,6 +443,129 @@ describe('admin API (mcp-chaos-monkey routes)', () => {
     }
   });
 
+  it('lists base faults first, then the injected in order; a refused inject changes nothing', async () => {
+    const proxy = await startProxy({
+      mappings: ['0=127.0.0.1:9#x'],
+      http: true,
+      faults: [{ type: 'latency', latencyMs: 1, name: 'base-net' }],
+      httpFaults: [{ type: 'latency', delay_ms: 1, name: 'base-http' }],
+    });
+    // Another owner's fault: the registry's first change sets the lists whole (base and injected).
+    proxy.setFaults([
+      { type: 'latency', latencyMs: 1, name: 'base-net' },
+      { type: 'jitter', amplitudeMs: 1, name: 'stray' },
+    ]);
+    const events: string[] = [];
+    let next = 0;
+    const ids = ['a', 'b', 'c', 'd', 'base-net', 'e'];
+    const registry = new FaultRegistry(
+      proxy,
+      {
+        network: [{ type: 'latency', latencyMs: 1, name: 'base-net' }],
+        http: [{ type: 'latency', delay_ms: 1, name: 'base-http' }],
+      },
+      (event) => events.push(`${event.type} ${event.id}`),
+      () => ids[next++]!,
+    );
+    const on = (): string[][] => {
+      const counters = proxy.counters();
+      return [counters.faults, counters.httpFaults!].map((list) => list.filter((f) => f.active).map((f) => f.name));
+    };
+    try {
+      registry.inject('x', { type: 'latency', latencyMs: 2 });
+      registry.inject('x', { type: 'error', statusCode: 503 });
+      registry.inject('#x', { type: 'stall', timeoutMs: 1000 });
+      registry.inject('x', { type: 'latency', delayMs: 2 });
+      assert.deepEqual(on(), [
+        ['base-net', 'a', 'c'],
+        ['base-http', 'b', 'd'],
+      ]);
+      const before = JSON.stringify(proxy.counters());
+      assert.throws(
+        () => registry.inject('x', { type: 'jitter', amplitudeMs: 1 }),
+        /^InputError: config: two faults are named "base-net"; give each fault/,
+      );
+      assert.throws(() => registry.inject('x', { type: 'error', statusCode: 99 }), /^InputError: config: error fault/);
+      assert.equal(JSON.stringify(proxy.counters()), before, 'a refused inject leaves the proxy as it was');
+      assert.equal(registry.clear('b'), true);
+      assert.equal(registry.clear('a'), true);
+      assert.equal(registry.clear('a'), false);
+      registry.inject('x', { type: 'latency', latencyMs: 3 });
+      assert.deepEqual(on(), [
+        ['base-net', 'c', 'e'],
+        ['base-http', 'd'],
+      ]);
+      assert.deepEqual(
+        registry.status().map((fault) => fault.id),
+        ['c', 'd', 'e'],
+      );
+      assert.equal(registry.clearAll(), 3);
+      assert.deepEqual(on(), [['base-net'], ['base-http']]);
+      const retired = proxy
+        .counters()
+        .faults.filter((f) => !f.active)
+        .map((f) => f.name);
+      assert.deepEqual(retired.sort(), ['a', 'c', 'e', 'stray']);
+      assert.deepEqual(events, [
+        'inject a',
+        'inject b',
+        'inject c',
+        'inject d',
+        'clear b',
+        'clear a',
+        'inject e',
+        'clear *',
+      ]);
+    } finally {
+      registry.dispose();
+      await proxy.stop();
+    }
+  });
+
+  it('adds and removes one fault of a list by name, on a live connection too', async () => {
+    const server = await startServer(echo);
+    const proxy = await startProxy({
+      mappings: [`0=127.0.0.1:${server.port}#x`],
+      faults: [{ type: 'latency', latencyMs: 1, name: 'base' }],
+    });
+    try {
+      const client = await connect(proxy.ports[0]!);
+      client.write('a');
+      assert.equal((await readBytes(client, 1)).toString(), 'a');
+      proxy.addFault({ type: 'blackhole', name: 'hole', target: '#x' } as never);
+      client.write('held');
+      for (let waited = 0; proxy.counters().mappings[0]!.bytesQueued < 4; waited += 20) {
+        assert.ok(waited < HANG_GUARD_MS, 'the blackhole added live holds what the client sends');
+        await sleep(20);
+      }
+      const listed = (): string => JSON.stringify(proxy.counters().faults.map((f) => [f.name, f.type, f.active]));
+      const before = listed();
+      assert.throws(
+        () => proxy.addFault({ type: 'blackhole', name: 'hole' }),
+        /^InputError: two faults are named "hole"/,
+      );
+      assert.throws(() => proxy.addFault({ type: 'latency', latencyMs: -1 }), /latencyMs/);
+      assert.throws(() => proxy.addFault({ type: 'latency', latencyMs: 1, target: '#y' } as never), /#y/);
+      assert.throws(() => proxy.addHttpFault({ type: 'error' }), /does not parse HTTP/);
+      proxy.removeFaults(['nothing']);
+      assert.equal(listed(), before, 'refusals and an unknown name change nothing');
+      proxy.removeFaults(['hole']);
+      assert.equal((await readBytes(client, 4)).toString(), 'held');
+      assert.deepEqual(
+        proxy.counters().faults.map((f) => [f.name, f.active]),
+        [
+          ['base', true],
+          ['hole', false],
+        ],
+      );
+      client.destroy();
+      await waitClose(client);
+    } finally {
+      await proxy.stop();
+      await server.close();
+    }
+  });
+
   it('compares tokens in constant time and guards production', () => {
     assert.equal(tokensMatch('a', 'a'), true);
     assert.equal(tokensMatch('a', 'ab'), false);

@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type net from 'node:net';
 import { startProxy, type FaultSpec, type HttpFaultSpec } from '../../src/proxy/index.js';
+import { FaultRegistry, MAX_ACTIVE_FAULTS } from '../../src/proxy/control/registry.js';
 import { RawClient } from '../../test/fixtures/http/upstream.js';
 import { connect, destroyAndWait, echo, readBytes, readToEnd, startServer } from '../../test/fixtures/proxy/net.js';
 import { interleaved, median, type BenchCheck, type Row } from '../lib/check.js';
@@ -443,6 +444,90 @@ const httpMapping: BenchCheck = {
   },
 };
 
+/** The mean time of one inject and of one clear, in ms. */
+type Sample = { inject: number; clear: number };
+
+/** Injects and clears per sample, and where the list stands when they start: a few faults on, or nearly the cap. */
+const BATCH = 50;
+const FEW = 10;
+
+/**
+ * A registry on an HTTP proxy (no connection) holding `active` faults of `config`'s kind, and a sample: the mean
+ * time of one inject, then of one clear, over BATCH of them made on top of it.
+ */
+async function injectSampler(
+  active: number,
+  config: object,
+): Promise<{ sample: () => Sample; stop: () => Promise<void> }> {
+  const proxy = await startProxy({ mappings: ['0=127.0.0.1:9#x'], http: true, seed: 1 });
+  const registry = new FaultRegistry(proxy);
+  for (let i = 0; i < active; i++) registry.inject('x', config);
+  return {
+    sample() {
+      const ids: string[] = [];
+      let started = performance.now();
+      for (let i = 0; i < BATCH; i++) ids.push(registry.inject('x', config));
+      const inject = (performance.now() - started) / BATCH;
+      started = performance.now();
+      for (const id of ids) registry.clear(id);
+      return { inject, clear: (performance.now() - started) / BATCH };
+    },
+    async stop() {
+      registry.dispose();
+      await proxy.stop();
+    },
+  };
+}
+
+const injectScaling: BenchCheck = {
+  name: 'proxy.inject-scaling',
+  measures:
+    `the live registry's inject and clear (admin API, hosted proxies): the mean of ${BATCH} injects, then of their ` +
+    `clears, made on a proxy holding ${MAX_ACTIVE_FAULTS - BATCH} faults (up to the ${MAX_ACTIVE_FAULTS} cap), ` +
+    'for an HTTP and a network fault, no connection open (medians of 15 rounds)',
+  peer: `the same on a proxy holding ${FEW} faults, rounds interleaved`,
+  target: 'at most 3× the few-faults figure (each change used to re-validate the whole list: ~100× at the cap)',
+  tests: ['test/proxy-control.test.ts'],
+  timeoutMs: 60_000,
+  async run() {
+    const rows: Row[] = [];
+    const kinds: Array<[string, object]> = [
+      ['HTTP latency', { type: 'latency', delayMs: 1 }],
+      ['network latency', { type: 'latency', latencyMs: 1 }],
+    ];
+    for (const [label, config] of kinds) {
+      const samplers = {
+        few: await injectSampler(FEW, config),
+        full: await injectSampler(MAX_ACTIVE_FAULTS - BATCH, config),
+      };
+      try {
+        for (let warm = 0; warm < 3; warm++) for (const sampler of Object.values(samplers)) sampler.sample();
+        // Interleaved as interleaved() does, with two figures per sample.
+        const figures = { few: [] as Sample[], full: [] as Sample[] };
+        for (let round = 0; round < 15; round++) {
+          figures.few.push(samplers.few.sample());
+          figures.full.push(samplers.full.sample());
+        }
+        for (const op of ['inject', 'clear'] as const) {
+          rows.push({
+            label: `${op}, ${label}`,
+            ours: {
+              label: `${MAX_ACTIVE_FAULTS - BATCH}+ on`,
+              value: median(figures.full.map((f) => f[op])) * 1000,
+              unit: 'µs',
+            },
+            peer: { label: `${FEW}+ on`, value: median(figures.few.map((f) => f[op])) * 1000, unit: 'µs' },
+            target: { on: 'ratio', atMost: 3 },
+          });
+        }
+      } finally {
+        for (const sampler of Object.values(samplers)) await sampler.stop();
+      }
+    }
+    return rows;
+  },
+};
+
 export const checks: BenchCheck[] = [
   latencyAccuracy,
   jitterBound,
@@ -451,4 +536,5 @@ export const checks: BenchCheck[] = [
   httpDropAfter,
   overhead,
   httpMapping,
+  injectScaling,
 ];

@@ -4,6 +4,8 @@
  *
  *   set(specs)  → validate all, keep a fault whose spec did not change (its stages and counters
  *                 live on), create the others, then re-attach every live connection's links
+ *   add(spec) / remove(names) → one fault onto the end of the list, some off it: only the added spec
+ *                 is validated, so a change costs the same however long the list (a registry's inject)
  *   attach(connection) → each link gets the stages of the faults that apply to its direction and mapping
  *   connectHolds(connection) → before a connection is dialled: the faults that keep it from dialling
  *
@@ -14,11 +16,18 @@
  * can (`Fault.update`), so live connections keep their stages' state (bytes counted, holds).
  */
 import { InputError } from '../kernel/errors.js';
-import { linksOf, type Fault, type FaultCounters, type LinkControl, type LinkDirection } from './faults/fault.js';
-import { createFault, validateFaults, type FaultSpec, type ResolvedFault } from './faults/index.js';
+import {
+  linksOf,
+  sameNameError,
+  type Fault,
+  type FaultCounters,
+  type LinkControl,
+  type LinkDirection,
+} from './faults/fault.js';
+import { createFault, validateFault, validateFaults, type FaultSpec, type ResolvedFault } from './faults/index.js';
 import type { AttachedStage, Link } from './link.js';
 import { createRandom } from '../kernel/random.js';
-import { pruneRetired } from './retired.js';
+import { RetiredFaults } from './retired.js';
 
 interface FaultEntry {
   spec: ResolvedFault;
@@ -28,6 +37,8 @@ interface FaultEntry {
   target: string | undefined;
   /** The chance that a connection gets it (1: every connection). */
   chance: number;
+  /** Its name's place in the list's index (RetiredFaults: the oldest retired go first). */
+  seq: number;
 }
 
 /** What the list needs to know of a connection to attach stages to it. */
@@ -55,7 +66,18 @@ export interface FaultListOptions {
 
 export class NetworkFaultList {
   private readonly byName = new Map<string, FaultEntry>();
-  private active: FaultEntry[] = [];
+  /** The faults that left the list, whose counters it keeps (bounded). */
+  private readonly retired = new RetiredFaults<FaultEntry>((entry) => this.byName.delete(entry.spec.name));
+  /** Where the next new name goes in byName's order. */
+  private nextSeq = 0;
+  /** The list, in order: a Set so one fault goes on or off at no cost that grows with the list. */
+  private on = new Set<FaultEntry>();
+  /** The list as an array, made again on first use after a change: a walk over it never sees the list change. */
+  private listed: FaultEntry[] | undefined = [];
+
+  private active(): FaultEntry[] {
+    return (this.listed ??= [...this.on]);
+  }
 
   constructor(private readonly options: FaultListOptions) {}
 
@@ -65,26 +87,68 @@ export class NetworkFaultList {
     const targets = list.map((spec, index) => this.targetOf(spec, index, list.length));
     const chances = list.map((spec, index) => chanceOf(spec, list.length > 1 ? `faults[${index}]: ` : ''));
     const resolved = validateFaults(Array.isArray(specs) ? specs.map((spec) => withoutPlacement(spec)) : specs);
-    const next: FaultEntry[] = [];
-    for (const [index, spec] of resolved.entries()) {
-      const target = targets[index];
-      const chance = chances[index]!;
-      const key = JSON.stringify([spec, target]);
-      const previous = this.byName.get(spec.name);
-      if (previous && (previous.key === key || this.updatedInPlace(previous, spec, target))) {
-        previous.chance = chance;
-        next.push(previous);
-        continue;
-      }
-      const fault = createFault(spec, this.options.seed, this.options.clock);
-      if (previous && previous.spec.type === spec.type) Object.assign(fault.counters, previous.fault.counters);
-      const entry = { spec, key, fault, target, chance };
-      this.byName.set(spec.name, entry);
-      next.push(entry);
+    const next = resolved.map((spec, index) => this.entryFor(spec, targets[index], chances[index]!));
+    this.on = new Set(next);
+    this.listed = next;
+    const retired: FaultEntry[] = [];
+    for (const entry of this.byName.values()) {
+      entry.fault.counters.active = this.on.has(entry);
+      if (!entry.fault.counters.active) retired.push(entry);
     }
-    this.active = next;
-    for (const entry of this.byName.values()) entry.fault.counters.active = next.includes(entry);
-    pruneRetired(this.byName, (entry) => entry.fault.counters.active);
+    this.retired.reset(retired);
+  }
+
+  /**
+   * Puts one fault at the end of the list; throws (changing nothing) on an invalid spec or a name the list has.
+   * Only `spec` is validated, as `set` would validate it in a list. Live links are re-attached by the caller.
+   */
+  add(spec: FaultSpec): void {
+    const target = this.targetOf(spec, 0, 1);
+    const chance = chanceOf(spec, '');
+    const resolved = validateFault(withoutPlacement(spec));
+    const previous = this.byName.get(resolved.name);
+    if (previous?.fault.counters.active) throw sameNameError(resolved.name, 'faults');
+    // A retired fault of that name is on again, or replaced.
+    if (previous) this.retired.delete(previous);
+    const entry = this.entryFor(resolved, target, chance);
+    entry.fault.counters.active = true;
+    this.on.add(entry);
+    this.listed = undefined;
+  }
+
+  /** Takes the faults named `names` off the list (their counters retire); false when none was on it. */
+  remove(names: Iterable<string>): boolean {
+    const gone = new Set<FaultEntry>();
+    for (const name of names) {
+      const entry = this.byName.get(name);
+      if (entry?.fault.counters.active) gone.add(entry);
+    }
+    if (gone.size === 0) return false;
+    for (const entry of gone) this.on.delete(entry);
+    this.listed = undefined;
+    for (const entry of gone) {
+      entry.fault.counters.active = false;
+      this.retired.add(entry);
+    }
+    return true;
+  }
+
+  /**
+   * The entry for a validated spec: the one of its name when its spec did not change (its stages and counters live
+   * on) or it can take the change in place, else a new fault (with the counters of a same-typed predecessor).
+   */
+  private entryFor(spec: ResolvedFault, target: string | undefined, chance: number): FaultEntry {
+    const key = JSON.stringify([spec, target]);
+    const previous = this.byName.get(spec.name);
+    if (previous && (previous.key === key || this.updatedInPlace(previous, spec, target))) {
+      previous.chance = chance;
+      return previous;
+    }
+    const fault = createFault(spec, this.options.seed, this.options.clock);
+    if (previous && previous.spec.type === spec.type) Object.assign(fault.counters, previous.fault.counters);
+    const entry = { spec, key, fault, target, chance, seq: previous?.seq ?? this.nextSeq++ };
+    this.byName.set(spec.name, entry);
+    return entry;
   }
 
   private targetOf(spec: FaultSpec, index: number, count: number): string | undefined {
@@ -109,13 +173,14 @@ export class NetworkFaultList {
   attach(connection: FaultedConnection): void {
     if (!connection.links) return;
     for (const link of Object.values(connection.links)) {
-      const current = link.attached;
+      // By fault, so re-attaching a long list costs its length, not its square.
+      const current = new Map(link.attached.map((attached) => [attached.fault, attached]));
       const stages: AttachedStage[] = [];
-      for (const { spec, fault, target, chance } of this.active) {
+      for (const { spec, fault, target, chance } of this.active()) {
         if (!linksOf(spec.side, spec.direction).includes(link.direction)) continue;
         if (target !== undefined && !this.options.targets(target, connection.mappingIndex)) continue;
         if (!this.drawn(connection, fault, spec.name, chance)) continue;
-        const existing = current.find((s) => s.fault === fault);
+        const existing = current.get(fault);
         const label = {
           connectionId: connection.id,
           direction: link.direction,
@@ -136,7 +201,7 @@ export class NetworkFaultList {
    */
   connectHolds(connection: FaultedConnection, current: readonly AttachedStage[]): AttachedStage[] {
     const holds: AttachedStage[] = [];
-    for (const { spec, fault, target, chance } of this.active) {
+    for (const { spec, fault, target, chance } of this.active()) {
       if (!fault.holdsConnect) continue;
       if (target !== undefined && !this.options.targets(target, connection.mappingIndex)) continue;
       if (!this.drawn(connection, fault, spec.name, chance)) continue;
@@ -162,7 +227,7 @@ export class NetworkFaultList {
    * command). The same faults `attach` gives the connection's links, so the count is of what met the fault.
    */
   countRequest(connection: FaultedConnection, unit: 'httpExchanges' | 'respCommands'): void {
-    for (const { spec, fault, target, chance } of this.active) {
+    for (const { spec, fault, target, chance } of this.active()) {
       if (target !== undefined && !this.options.targets(target, connection.mappingIndex)) continue;
       if (!this.drawn(connection, fault, spec.name, chance)) continue;
       fault.counters[unit] = (fault.counters[unit] ?? 0) + 1;

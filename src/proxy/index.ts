@@ -11,6 +11,7 @@
  *   });
  *   proxy.ports[0];                                         // the bound port of each mapping
  *   proxy.setFaults([{ type: 'blackhole' }]);               // live: no byte lost or reordered
+ *   proxy.addFault({ type: 'latency', latencyMs: 5, name: 'l' });   // onto the end; removeFaults(['l'])
  *   proxy.counters();                                       // per mapping and per fault
  *   await proxy.stop();                                     // every socket closed, no timer left
  *
@@ -26,7 +27,7 @@
  *     { type: 'bandwidth', bytesPerSecond, scope?: 'connection' | 'shared' }   // parseBandwidth(rate, unit)
  *     { type: 'blackhole' }
  *   validateFault / validateFaults check them and throw an InputError naming the field;
- *   startProxy and setFaults validate too.
+ *   startProxy and setFaults validate too; addFault / addHttpFault validate only the fault added.
  * - Protocol-aware proxies (`http: true`, see http/stage.ts): each connection is read as HTTP/1.1,
  *   Redis (RESP) or an opaque stream, and `httpFaults` / setHttpFaults apply the eight request
  *   faults (latency, error, rate_limit, timeout, malformed, schema_mismatch, connection_refused,

@@ -139,7 +139,8 @@ export class Link {
   /** Replaces the stage list; stages no longer present are detached. */
   setStages(stages: AttachedStage[]): void {
     const now = this.clock();
-    for (const old of this.stages) if (!stages.includes(old)) old.stage.detach(now);
+    const kept = new Set(stages);
+    for (const old of this.stages) if (!kept.has(old)) old.stage.detach(now);
     this.stages = stages;
     this.holding = stages.some((s) => s.stage.holds);
     if (this.left && !this.holding) return this.onLeftWhileHeld?.();

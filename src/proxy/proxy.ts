@@ -138,6 +138,17 @@ export interface RunningProxy {
   setFaults(faults: readonly FaultSpec[]): void;
   /** Replaces the HTTP fault list (from the next request on); throws on an invalid spec or when `http` is off. */
   setHttpFaults(faults: readonly HttpFaultSpec[]): void;
+  /**
+   * Puts one fault at the end of the list, on live connections too; throws (changing nothing) on an invalid spec
+   * or a name already on the list. Only this spec is validated, so the cost does not grow with the list.
+   */
+  addFault(fault: FaultSpec): void;
+  /** Takes the faults named `names` off the list (their counters stay, retired); names not on it are ignored. */
+  removeFaults(names: Iterable<string>): void;
+  /** addFault for the HTTP fault list (from the next request on); throws when `http` is off. */
+  addHttpFault(fault: HttpFaultSpec): void;
+  /** removeFaults for the HTTP fault list. */
+  removeHttpFaults(names: Iterable<string>): void;
   /** Whether the proxy parses HTTP (ProxyOptions.http). */
   readonly http: boolean;
   counters(): ProxyCounters;
@@ -199,10 +210,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const onClient = (index: number, client: net.Socket): void =>
     void connections.accept(index, mappings[index]!, mappingCounters[index]!, client);
 
+  // A connection a blackhole kept from dialling dials now if none holds it any more.
+  const faultsChanged = (): void => {
+    for (const connection of connections) connection.faultsChanged();
+  };
   const setFaults = (specs: readonly FaultSpec[]): void => {
     faults.set(specs);
-    // A connection a blackhole kept from dialling dials now if none holds it any more.
-    for (const connection of connections) connection.faultsChanged();
+    faultsChanged();
   };
 
   // Protocol-aware mappings: a stage in front of the TCP path, which drives it through a ClientEnd
@@ -230,6 +244,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   setFaults(options.faults ?? []);
   stage?.setFaults(options.httpFaults ?? []);
+  const httpStage = (): HttpStage => {
+    if (!stage) throw new InputError('this proxy does not parse HTTP: start it with http enabled to use HTTP faults');
+    return stage;
+  };
   const accept = (index: number, socket: net.Socket): void =>
     stage ? stage.accept(index, socket) : onClient(index, socket);
   let listeners: Listeners | undefined = await listen(mappings, accept, options.policy?.argument, (index, port) => {
@@ -259,8 +277,20 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     setFaults,
     http: stage !== undefined,
     setHttpFaults(faults: readonly HttpFaultSpec[]): void {
-      if (!stage) throw new InputError('this proxy does not parse HTTP: start it with http enabled to use HTTP faults');
-      stage.setFaults(faults);
+      httpStage().setFaults(faults);
+    },
+    addFault(fault: FaultSpec): void {
+      faults.add(fault);
+      faultsChanged();
+    },
+    removeFaults(names: Iterable<string>): void {
+      if (faults.remove(names)) faultsChanged();
+    },
+    addHttpFault(fault: HttpFaultSpec): void {
+      httpStage().addFault(fault);
+    },
+    removeHttpFaults(names: Iterable<string>): void {
+      httpStage().removeFaults(names);
     },
     counters(): ProxyCounters {
       const snapshot: MappingCounters[] = mappingCounters.map((c, index) => ({

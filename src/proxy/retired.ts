@@ -5,14 +5,44 @@
  */
 export const MAX_RETIRED_FAULTS = 256;
 
-/** Deletes the oldest entries `isActive` says are retired, past MAX_RETIRED_FAULTS (a Map keeps insertion order). */
-export function pruneRetired<V>(entries: Map<string, V>, isActive: (value: V) => boolean): void {
-  let retired = 0;
-  for (const value of entries.values()) if (!isActive(value)) retired++;
-  for (const [key, value] of entries) {
-    if (retired <= MAX_RETIRED_FAULTS) break;
-    if (isActive(value)) continue;
-    entries.delete(key);
-    retired--;
+/**
+ * The retired entries of a fault list (the faults that left it), oldest first: by when their name joined the list
+ * (`seq`, the list's insertion order), so the oldest go past MAX_RETIRED_FAULTS. Kept apart from the list so that a
+ * fault going on or off costs the same however many are on.
+ */
+export class RetiredFaults<V extends { seq: number }> {
+  private entries: V[] = [];
+
+  /** `drop` forgets an entry pruned past the bound (deletes it from the list's index). */
+  constructor(private readonly drop: (entry: V) => void) {}
+
+  /** Replaces them with `retired`, given in list order, and prunes. */
+  reset(retired: V[]): void {
+    this.entries = retired;
+    this.prune();
+  }
+
+  /** One more retired entry (pruned at once past the bound). */
+  add(entry: V): void {
+    let low = 0;
+    let high = this.entries.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (this.entries[middle]!.seq < entry.seq) low = middle + 1;
+      else high = middle;
+    }
+    this.entries.splice(low, 0, entry);
+    this.prune();
+  }
+
+  /** An entry no longer retired (on the list again, or replaced by a new fault of its name). */
+  delete(entry: V): void {
+    const index = this.entries.indexOf(entry);
+    if (index !== -1) this.entries.splice(index, 1);
+  }
+
+  private prune(): void {
+    const excess = this.entries.length - MAX_RETIRED_FAULTS;
+    if (excess > 0) for (const entry of this.entries.splice(0, excess)) this.drop(entry);
   }
 }

@@ -1,7 +1,9 @@
 /**
  * The live faults of a running proxy: the base faults it started with plus those injected at run
- * time, each with an id, a target mapping and an optional expiry timer. Every change recomputes
- * the proxy's two fault lists (network and HTTP) and applies them at once.
+ * time, each with an id, a target mapping and an optional expiry timer. The proxy's two fault lists
+ * (network and HTTP) are the base faults, then the injected ones in the order injected: the first
+ * change sets them whole (from then on the registry owns them), each later one adds or removes its
+ * own faults by id, so an inject costs the same with 1,000 faults on as with none.
  *
  *   inject(target, config, durationMs?) → id      clear(id) → found?      clearAll()      status()
  */
@@ -90,6 +92,8 @@ export type RegistryEvent = { type: 'inject' | 'clear' | 'expire'; id: string; t
 
 export class FaultRegistry implements FaultControl {
   private readonly injected = new Map<string, InjectedFault>();
+  /** Whether the proxy's lists are the base and injected faults (set whole once; then changed fault by fault). */
+  private owned = false;
 
   constructor(
     private readonly proxy: RunningProxy,
@@ -149,10 +153,10 @@ export class FaultRegistry implements FaultControl {
     };
     this.injected.set(id, fault);
     try {
-      this.apply();
+      this.add(fault);
     } catch (error) {
       this.injected.delete(id);
-      // The proxy checks its whole list; the one fault that can be wrong is the caller's config.
+      // The proxy checks the new fault (the first time, its whole list): the one that can be wrong is the caller's.
       if (error instanceof InputError) throw new InputError(`config: ${error.message.replace(/^faults\[\d+\]: /, '')}`);
       throw error;
     }
@@ -160,7 +164,7 @@ export class FaultRegistry implements FaultControl {
       fault.expiresAt = Date.now() + (durationMs as number);
       fault.timer = setTimeout(() => {
         if (!this.injected.delete(id)) return;
-        this.apply();
+        this.remove([fault]);
         this.onEvent({ type: 'expire', id, target: fault.target, faultType: fault.type });
       }, durationMs as number);
       fault.timer.unref();
@@ -175,16 +179,17 @@ export class FaultRegistry implements FaultControl {
     if (!fault) return false;
     clearTimeout(fault.timer);
     this.injected.delete(id);
-    this.apply();
+    this.remove([fault]);
     this.onEvent({ type: 'clear', id, target: fault.target, faultType: fault.type });
     return true;
   }
 
   clearAll(): number {
     const count = this.injected.size;
-    for (const fault of this.injected.values()) clearTimeout(fault.timer);
+    const faults = [...this.injected.values()];
+    for (const fault of faults) clearTimeout(fault.timer);
     this.injected.clear();
-    this.apply();
+    this.remove(faults);
     if (count > 0) this.onEvent({ type: 'clear', id: '*', target: '*', faultType: 'all' });
     return count;
   }
@@ -203,16 +208,41 @@ export class FaultRegistry implements FaultControl {
     this.injected.clear();
   }
 
+  /** Puts `fault` (already in `injected`) on the proxy's list; throws (changing nothing) when the proxy refuses it. */
+  private add(fault: InjectedFault): void {
+    if (!this.owned) return this.apply();
+    if (fault.config.kind === 'network') return this.proxy.addFault(specOf(fault) as FaultSpec);
+    if (!this.proxy.http) throw new InputError(NOT_HTTP);
+    this.proxy.addHttpFault(specOf(fault));
+  }
+
+  /** Takes `faults` (no longer in `injected`) off the proxy's lists. */
+  private remove(faults: readonly InjectedFault[]): void {
+    if (!this.owned) return this.apply();
+    const network = faults.filter((fault) => fault.config.kind === 'network').map((fault) => fault.id);
+    const http = faults.filter((fault) => fault.config.kind === 'http').map((fault) => fault.id);
+    if (network.length > 0) this.proxy.removeFaults(network);
+    if (http.length > 0 && this.proxy.http) this.proxy.removeHttpFaults(http);
+  }
+
+  /** Sets the proxy's lists whole: the base faults, then the injected ones in order. Owned once it succeeds. */
   private apply(): void {
     const network: FaultSpec[] = [...this.base.network];
     const http: HttpFaultSpec[] = [...this.base.http];
     for (const fault of this.injected.values()) {
-      if (fault.config.kind === 'network')
-        network.push({ ...fault.config.spec, name: fault.id, target: fault.target } as unknown as FaultSpec);
-      else http.push({ ...fault.config.spec, name: fault.id, target: fault.target });
+      if (fault.config.kind === 'network') network.push(specOf(fault) as FaultSpec);
+      else http.push(specOf(fault));
     }
     this.proxy.setFaults(network);
     if (this.proxy.http) this.proxy.setHttpFaults(http);
-    else if (http.length > 0) throw new InputError('this proxy does not parse HTTP, so it cannot take HTTP faults');
+    else if (http.length > 0) throw new InputError(NOT_HTTP);
+    this.owned = true;
   }
+}
+
+const NOT_HTTP = 'this proxy does not parse HTTP, so it cannot take HTTP faults';
+
+/** What the proxy's list holds for an injected fault: its config, named by its id, on its mapping. */
+function specOf(fault: InjectedFault): HttpFaultSpec {
+  return { ...fault.config.spec, name: fault.id, target: fault.target } as HttpFaultSpec;
 }

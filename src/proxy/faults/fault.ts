@@ -218,12 +218,16 @@ export function linksOf(side: Side, direction: Direction): LinkDirection[] {
 export function refuseSameNames(faults: readonly { name: string }[], what: string): void {
   const names = new Set<string>();
   for (const fault of faults) {
-    if (names.has(fault.name))
-      throw new InputError(
-        `two ${what} are named ${JSON.stringify(fault.name)}; give each fault of the same type a distinct "name"`,
-      );
+    if (names.has(fault.name)) throw sameNameError(fault.name, what);
     names.add(fault.name);
   }
+}
+
+/** The refusal of a second fault named `name` (a list's, or one added to a list that has it). */
+export function sameNameError(name: string, what: string): InputError {
+  return new InputError(
+    `two ${what} are named ${JSON.stringify(name)}; give each fault of the same type a distinct "name"`,
+  );
 }
 
 /** Reads and checks the fields of one fault spec; every error names the fault and the field. */

@@ -120,6 +120,16 @@ export class HttpStage {
     this.faults.set(specs);
   }
 
+  /** Puts one fault at the end of the list (only it is checked; nothing changes on error). */
+  addFault(spec: unknown): void {
+    this.faults.add(spec);
+  }
+
+  /** Takes the faults named `names` off the list; false when none was on it. */
+  removeFaults(names: Iterable<string>): boolean {
+    return this.faults.remove(names);
+  }
+
   counters(): HttpFaultCounters[] {
     return this.faults.counters();
   }

@@ -18,9 +18,10 @@
 import { InputError } from '../../kernel/errors.js';
 import { unknownTargetError, targetNamesMapping, type Mapping } from '../mapping.js';
 import { createRandom, type Random } from '../../kernel/random.js';
-import { pruneRetired } from '../retired.js';
+import { RetiredFaults } from '../retired.js';
 import { requestMatcher, type HttpFaultBehaviour, type HttpFaultCounters } from '../http/fault.js';
-import { httpBehaviour, validateHttpFaults, type ResolvedHttpFault } from '../http/spec.js';
+import { httpBehaviour, validateHttpFault, validateHttpFaults, type ResolvedHttpFault } from '../http/spec.js';
+import { sameNameError } from '../faults/fault.js';
 
 /** What a mapping's connections speak, as far as request faults are concerned. */
 export type TrafficKind = 'http' | 'resp' | 'tcp';
@@ -70,6 +71,8 @@ export interface RequestFaultEntry {
   counters: HttpFaultCounters;
   matches: (method: string, path: string) => boolean;
   randoms: Map<number, Random>;
+  /** Its name's place in the list's index (RetiredFaults: the oldest retired go first). */
+  seq: number;
 }
 
 export interface RequestFaultListOptions {
@@ -83,7 +86,18 @@ export interface RequestFaultListOptions {
 
 export class RequestFaultList {
   private readonly byName = new Map<string, RequestFaultEntry>();
-  private active: RequestFaultEntry[] = [];
+  /** The faults that left the list, whose counters it keeps (bounded). */
+  private readonly retired = new RetiredFaults<RequestFaultEntry>((entry) => this.byName.delete(entry.spec.name));
+  /** Where the next new name goes in byName's order. */
+  private nextSeq = 0;
+  /** The list, in order: a Set so one fault goes on or off at no cost that grows with the list. */
+  private on = new Set<RequestFaultEntry>();
+  /** The list as an array, made again on first use after a change: a walk over it never sees the list change. */
+  private listed: RequestFaultEntry[] | undefined = [];
+
+  private active(): RequestFaultEntry[] {
+    return (this.listed ??= [...this.on]);
+  }
 
   constructor(private readonly options: RequestFaultListOptions) {}
 
@@ -99,40 +113,79 @@ export class RequestFaultList {
         this.byName.get(spec.name)?.key !== JSON.stringify(spec),
       ),
     );
-    const next: RequestFaultEntry[] = [];
-    for (const spec of resolved) {
-      const key = JSON.stringify(spec);
-      const previous = this.byName.get(spec.name);
-      if (previous && previous.key === key) {
-        next.push(previous);
-        continue;
-      }
-      const counters: HttpFaultCounters = {
-        name: spec.name,
-        type: spec.type,
-        target: spec.target ?? null,
-        active: true,
-        requests: 0,
-        applications: 0,
-        passes: 0,
-        oversized: 0,
-      };
-      if (previous && previous.spec.type === spec.type)
-        Object.assign(counters, previous.counters, { target: spec.target ?? null });
-      const entry: RequestFaultEntry = {
-        spec,
-        key,
-        behaviour: httpBehaviour(spec),
-        counters,
-        matches: requestMatcher(spec),
-        randoms: new Map(),
-      };
-      this.byName.set(spec.name, entry);
-      next.push(entry);
+    const next = resolved.map((spec) => this.entryFor(spec));
+    this.on = new Set(next);
+    this.listed = next;
+    const retired: RequestFaultEntry[] = [];
+    for (const entry of this.byName.values()) {
+      entry.counters.active = this.on.has(entry);
+      if (!entry.counters.active) retired.push(entry);
     }
-    this.active = next;
-    for (const entry of this.byName.values()) entry.counters.active = next.includes(entry);
-    pruneRetired(this.byName, (entry) => entry.counters.active);
+    this.retired.reset(retired);
+  }
+
+  /**
+   * Puts one fault at the end of the list (from the next request on); throws (changing nothing) on an invalid spec
+   * or a name the list has. Only `spec` is checked, as `set` would check it in a list.
+   */
+  add(spec: unknown): void {
+    const resolved = validateHttpFault(spec);
+    const previous = this.byName.get(resolved.name);
+    if (previous?.counters.active) throw sameNameError(resolved.name, 'HTTP faults');
+    this.check(resolved, '', previous?.key !== JSON.stringify(resolved));
+    // A retired fault of that name is on again, or replaced.
+    if (previous) this.retired.delete(previous);
+    const entry = this.entryFor(resolved);
+    entry.counters.active = true;
+    this.on.add(entry);
+    this.listed = undefined;
+  }
+
+  /** Takes the faults named `names` off the list (their counters retire); false when none was on it. */
+  remove(names: Iterable<string>): boolean {
+    const gone = new Set<RequestFaultEntry>();
+    for (const name of names) {
+      const entry = this.byName.get(name);
+      if (entry?.counters.active) gone.add(entry);
+    }
+    if (gone.size === 0) return false;
+    for (const entry of gone) this.on.delete(entry);
+    this.listed = undefined;
+    for (const entry of gone) {
+      entry.counters.active = false;
+      this.retired.add(entry);
+    }
+    return true;
+  }
+
+  /** The entry for a checked spec: the one of its name when the spec did not change, else a new one. */
+  private entryFor(spec: ResolvedHttpFault): RequestFaultEntry {
+    const key = JSON.stringify(spec);
+    const previous = this.byName.get(spec.name);
+    if (previous && previous.key === key) return previous;
+    const counters: HttpFaultCounters = {
+      name: spec.name,
+      type: spec.type,
+      target: spec.target ?? null,
+      active: true,
+      requests: 0,
+      applications: 0,
+      passes: 0,
+      oversized: 0,
+    };
+    if (previous && previous.spec.type === spec.type)
+      Object.assign(counters, previous.counters, { target: spec.target ?? null });
+    const entry: RequestFaultEntry = {
+      spec,
+      key,
+      behaviour: httpBehaviour(spec),
+      counters,
+      matches: requestMatcher(spec),
+      randoms: new Map(),
+      seq: previous?.seq ?? this.nextSeq++,
+    };
+    this.byName.set(spec.name, entry);
+    return entry;
   }
 
   counters(): HttpFaultCounters[] {
@@ -153,7 +206,7 @@ export class RequestFaultList {
    * one current when the request arrived).
    */
   *draw(index: number, kind: TrafficKind, method: string, path: string): Generator<RequestFaultEntry> {
-    for (const entry of this.active) {
+    for (const entry of this.active()) {
       if (!this.targets(entry.spec.target, index) || !entry.matches(method, path)) continue;
       if (kind !== 'http' && inexpressible(entry.spec, kind) !== undefined) continue;
       entry.counters.requests++;
