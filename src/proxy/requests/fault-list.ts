@@ -21,6 +21,7 @@ import { createRandom, type Random } from '../../kernel/random.js';
 import { pruneRetired } from '../retired.js';
 import { requestMatcher, type HttpFaultBehaviour, type HttpFaultCounters } from '../http/fault.js';
 import { httpBehaviour, validateHttpFaults, type ResolvedHttpFault } from '../http/spec.js';
+import { httpFaultInert } from '../http/declarations.js';
 
 /** What a mapping's connections speak, as far as request faults are concerned. */
 export type TrafficKind = 'http' | 'resp' | 'tcp';
@@ -70,6 +71,8 @@ export interface RequestFaultEntry {
   counters: HttpFaultCounters;
   matches: (method: string, path: string) => boolean;
   randoms: Map<number, Random>;
+  /** Its settings change nothing (its declaration's `inert`: a delay of 0 ms): a won draw counts `unchanged`. */
+  inert: boolean;
 }
 
 export interface RequestFaultListOptions {
@@ -116,6 +119,7 @@ export class RequestFaultList {
         applications: 0,
         passes: 0,
         oversized: 0,
+        unchanged: 0,
       };
       if (previous && previous.spec.type === spec.type)
         Object.assign(counters, previous.counters, { target: spec.target ?? null });
@@ -126,6 +130,7 @@ export class RequestFaultList {
         counters,
         matches: requestMatcher(spec),
         randoms: new Map(),
+        inert: httpFaultInert(spec) !== undefined,
       };
       this.byName.set(spec.name, entry);
       next.push(entry);
@@ -148,9 +153,10 @@ export class RequestFaultList {
 
   /**
    * The fault draw for one request of mapping `index` on `kind` traffic, one fault at a time and
-   * in list order: each fault that applies and matches is counted, and yielded when its draw wins.
-   * Lazy, so a fault after one that ends the request is neither drawn nor counted (the list is the
-   * one current when the request arrived).
+   * in list order: each fault that applies and matches is counted, and yielded when its draw wins
+   * (one whose settings change nothing counts the won draw `unchanged` and is not yielded: the
+   * exchange goes on as without it). Lazy, so a fault after one that ends the request is neither
+   * drawn nor counted (the list is the one current when the request arrived).
    */
   *draw(index: number, kind: TrafficKind, method: string, path: string): Generator<RequestFaultEntry> {
     for (const entry of this.active) {
@@ -159,6 +165,10 @@ export class RequestFaultList {
       entry.counters.requests++;
       if (!this.randomOf(entry, index).chance(entry.spec.probability)) {
         entry.counters.passes++;
+        continue;
+      }
+      if (entry.inert) {
+        entry.counters.unchanged++;
         continue;
       }
       entry.counters.applications++;
