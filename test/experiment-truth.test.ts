@@ -355,6 +355,51 @@ describe('a fault says what it counted', () => {
   });
 });
 
+describe('an HTTP fault that changes nothing', () => {
+  test('met every request but acted on none: inconclusive, "changed nothing (N requests met it)"', async () => {
+    const app = await startOkApp();
+    try {
+      // The app answers 2 bytes: a cut after 100000 never cuts; a delay of 0 ms delays nothing.
+      const experiment = await readExperiment(
+        {
+          title: 'faults that change nothing',
+          load: { url: app.url, rps: 10, duration: '5s', timeout: '30s' },
+          method: [
+            { name: 'no delay', at: '1s', for: '1500ms', fault: { type: 'latency', delay: 0 } },
+            { name: 'late cut', at: '3s', for: '1500ms', fault: { type: 'connection_drop', afterBytes: 100000 } },
+          ],
+          expect: ['errors < 50%'],
+        },
+        { limits, policy },
+      );
+      const result = await runExperiment(experiment, { programs: ProgramPolicy.owner(), policy });
+      const report = renderMarkdown(result);
+      assert.equal(result.verdict, 'inconclusive', report);
+      assert.doesNotMatch(report, /while every fault acted/);
+      for (const fault of result.faults) {
+        assert.equal(fault.acted, false, `${fault.name}: ${fault.actedDetail}`);
+        const met = /^changed nothing \((\d+) requests? met it\)$/.exec(fault.actedDetail);
+        assert.ok(met && Number(met[1]) > 0, `${fault.name}: ${fault.actedDetail}`);
+      }
+      // A cut inside the body does act.
+      const cutting = await readExperiment(
+        {
+          title: 'a cut that cuts',
+          load: { url: app.url, rps: 10, duration: '3s', timeout: '30s' },
+          method: [{ name: 'cut', at: '1s', for: '1s', fault: { type: 'connection_drop', afterBytes: 1 } }],
+          expect: [{ command: [process.execPath, '-e', '0'], during: 'baseline' }],
+        },
+        { limits, policy },
+      );
+      const cut = (await runExperiment(cutting, { programs: ProgramPolicy.owner(), policy })).faults[0]!;
+      assert.equal(cut.acted, true, cut.actedDetail);
+      assert.match(cut.actedDetail, /^acted on (\d+) of \1 requests$/);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe("mcp-chaos-monkey's scenario without durationMs", () => {
   const scenario = JSON.stringify({
     name: 'cache refuses',

@@ -363,17 +363,17 @@ forEachPlacement((startProxy) => {
     });
 
     it(
-      'connection_drop at or past the end of the body sends it whole ' +
-        'with connection: close, so keep-alive does not send into the ' +
-        'closing socket',
+      'connection_drop at or past the end of the body cuts nothing: the answer goes as it was, ' +
+        'the connection kept, and the exchange counts unchanged, not applied',
       async () => {
         await withHttpProxy([{ type: 'connection_drop', after_bytes: 100_000 }], async (proxy, _upstream, port) => {
           const client = await RawClient.connect(port);
           const whole = await client.request('GET', '/json');
           assert.equal(whole.status, 200);
           assert.deepEqual(JSON.parse(whole.body.toString()), JSON_BODY);
-          // Without it a keep-alive client reuses the socket and its next request fails unseen by the fault.
-          assert.equal(whole.headers['connection'], 'close');
+          assert.notEqual(whole.headers['connection'], 'close');
+          assert.equal((await client.request('GET', '/json')).status, 200, 'keep-alive survives');
+          assert.equal(client.closed, false);
           await client.close();
           // A real keep-alive client: every request reaches the fault and gets its whole answer.
           const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -391,7 +391,8 @@ forEachPlacement((startProxy) => {
           } finally {
             agent.destroy();
           }
-          assert.equal((await proxy.counters()).httpFaults![0]!.requests, 11);
+          const counters = (await proxy.counters()).httpFaults![0]!;
+          assert.deepEqual([counters.requests, counters.applications, counters.unchanged], [12, 0, 12]);
         });
       },
     );
@@ -481,6 +482,48 @@ forEachPlacement((startProxy) => {
         );
       },
     );
+
+    it('a drawn exchange the fault leaves as it was counts unchanged, not applied; a changed one applied', async () => {
+      // [fault, path, changed]: settings that change nothing, and conditions the answer does not meet.
+      const cases: Array<[HttpFaultSpec, string, boolean]> = [
+        [{ type: 'latency', delay: 0 }, '/json', false],
+        [{ type: 'latency', delayMs: 1 }, '/json', true],
+        [{ type: 'malformed', corruptResponse: false }, '/json', false],
+        [{ type: 'connection-drop', afterBytes: 100_000 }, '/bytes/11', false],
+        [{ type: 'connection-drop', afterBytes: 11 }, '/bytes/11', false],
+        [{ type: 'connection-drop', afterBytes: 10 }, '/bytes/11', true],
+        [{ type: 'schema-mismatch', missingFields: ['absent', 'data.absent'] }, '/json', false],
+        [{ type: 'schema-mismatch', missingFields: ['id'] }, '/chunked', false],
+        [{ type: 'schema-mismatch', missingFields: ['items.price'] }, '/json', true],
+        [{ type: 'error', forward: true, statusCode: 503, error_body: 'status 503' }, '/status/503', false],
+        [{ type: 'error', forward: true, statusCode: 503 }, '/status/503', true],
+        [{ type: 'rate_limit', retryAfterSeconds: 0 }, '/json', true],
+        [{ type: 'error', probability: 0 }, '/json', false],
+      ];
+      for (const [fault, path, changed] of cases) {
+        await withHttpProxy([fault], async (proxy, upstream, port) => {
+          const client = await RawClient.connect(port);
+          // A cut closes before the whole answer: read() refuses it.
+          const response = await client.request('GET', path).catch(() => undefined);
+          await client.close();
+          const direct = await fetch(`http://127.0.0.1:${upstream.port}${path}`);
+          const upstreamBody = Buffer.from(await direct.arrayBuffer());
+          const counters = (await proxy.counters()).httpFaults![0]!;
+          const what = `${JSON.stringify(fault)} on ${path}: ${JSON.stringify(counters)} ${response?.raw.toString()}`;
+          const drawn = fault.probability === 0 ? 0 : 1;
+          assert.deepEqual(
+            [counters.requests, counters.applications, counters.unchanged, counters.passes],
+            [1, changed ? 1 : 0, changed ? 0 : drawn, 1 - drawn],
+            what,
+          );
+          // Unchanged means what the client read: the upstream's status and body, byte for byte.
+          if (!changed) {
+            assert.equal(response?.status, direct.status, what);
+            assert.ok(response.body.equals(upstreamBody), what);
+          }
+        });
+      }
+    });
 
     it('probability: within statistical bounds, and the same seed gives the same decisions', async () => {
       const run = async (seed: number): Promise<number[]> => {

@@ -204,7 +204,8 @@ const NETWORK_FAULTS_HEADER =
   '| Fault | Connections | Applications | Delays drawn, summed (ms) ' +
   '| Segments lost / seen | Stall (ms) | Held (ms) | Bytes paced |';
 const HTTP_FAULTS_HEADER =
-  '| HTTP fault | Type | Mapping | Requests matched | Applications | Passes | Oversized (passed unchanged) |';
+  '| HTTP fault | Type | Mapping | Requests met | Changed (applications) | Drawn, changed nothing ' +
+  '| Passes (not drawn) | Oversized (passed unchanged) |';
 
 /** The HTTP fault table's rows as the counters say they must read. */
 function httpRows(counters: readonly HttpFaultCounters[]): string[][] {
@@ -214,6 +215,7 @@ function httpRows(counters: readonly HttpFaultCounters[]): string[][] {
     f.target === null ? 'every mapping' : `\`${f.target}\``,
     String(f.requests),
     String(f.applications),
+    String(f.unchanged),
     String(f.passes),
     String(f.oversized),
   ]);
@@ -228,6 +230,7 @@ const HTTP_ERROR: HttpFaultCounters = {
   applications: 4,
   passes: 8,
   oversized: 0,
+  unchanged: 0,
 };
 
 describe("fault counters: every fault that ran, network and HTTP, with the JSON's figures", () => {
@@ -265,7 +268,9 @@ describe("fault counters: every fault that ran, network and HTTP, with the JSON'
     result.run.proxy.faults = [];
     result.run.proxy.httpFaults = [HTTP_ERROR];
     const report = renderReport(result);
-    assert.deepEqual(tableRows(report, HTTP_FAULTS_HEADER), [['error', 'error', 'every mapping', '12', '4', '8', '0']]);
+    assert.deepEqual(tableRows(report, HTTP_FAULTS_HEADER), [
+      ['error', 'error', 'every mapping', '12', '4', '0', '8', '0'],
+    ]);
     assert.doesNotMatch(report, /\| Fault \| Connections \|/);
   });
 
@@ -280,6 +285,7 @@ describe("fault counters: every fault that ran, network and HTTP, with the JSON'
       applications: 5,
       passes: 0,
       oversized: 0,
+      unchanged: 0,
     };
     result.run.proxy.httpFaults = [HTTP_ERROR, limited];
     const report = renderReport(result);
@@ -343,7 +349,10 @@ describe("fault counters: every fault that ran, network and HTTP, with the JSON'
         const counters = json.run.proxy.httpFaults;
         assert.equal(counters.length, 1);
         assert.ok(counters[0]!.requests > 0 && counters[0]!.applications > 0, JSON.stringify(counters));
-        assert.equal(counters[0]!.requests, counters[0]!.applications + counters[0]!.passes + counters[0]!.oversized);
+        assert.equal(
+          counters[0]!.requests,
+          counters[0]!.applications + counters[0]!.passes + counters[0]!.oversized + counters[0]!.unchanged,
+        );
         assert.deepEqual(tableRows(run.stdout, HTTP_FAULTS_HEADER), httpRows(counters));
       } finally {
         server.closeAllConnections();

@@ -541,6 +541,51 @@ describe('scenario verdicts', () => {
     assert.match(jitter.verdictReasons[0]!, /^the jitter fault adds nothing \(amplitude 0 ms\)/);
   });
 
+  test(
+    'an HTTP fault that changes nothing is inconclusive, not passed: delay 0 and probability 0 up front, ' +
+      'a cut past the end of every body from the counters',
+    async () => {
+      const args = { url: `${app.origin}/bytes/11`, duration: '500ms', num_clients: 1, rps: 8 };
+      const run = async (extra: Record<string, unknown>) =>
+        (await callTool('fault_run_http_error_impact_scenario', { ...args, ...extra }))
+          .structuredContent as unknown as ScenarioResult;
+      const delay = await run({ http_fault: 'latency', delay: 0 });
+      assert.equal(delay.verdict, 'inconclusive', renderReport(delay));
+      assert.match(delay.verdictReasons[0]!, /^the HTTP latency fault adds nothing \(delay 0 ms\)/);
+      const [delayCounters] = delay.run.proxy.httpFaults!;
+      assert.equal(delayCounters!.applications, 0, 'a delay of 0 ms changed no exchange');
+      assert.equal(delayCounters!.unchanged, delayCounters!.requests);
+      const never = await run({ http_fault: 'error', probability: 0 });
+      assert.equal(never.verdict, 'inconclusive');
+      assert.match(never.verdictReasons[0]!, /^the HTTP error fault adds nothing \(probability 0\)/);
+      // An 11-byte body and a cut after 100000 bytes: every request met the fault, none was cut.
+      const past = await run({ http_fault: 'connection_drop', after_bytes: 100_000 });
+      const report = renderReport(past);
+      assert.equal(past.verdict, 'inconclusive', report);
+      assert.match(
+        past.verdictReasons[0]!,
+        new RegExp(
+          String.raw`^the HTTP connection drop fault changed no exchange \((\d+) matching requests, \1 drew it, ` +
+            String.raw`0 changed\): nothing was cut: after_bytes was at or past the end of every response body`,
+        ),
+      );
+      const [pastCounters] = past.run.proxy.httpFaults!;
+      assert.ok(pastCounters!.requests > 0);
+      assert.deepEqual([pastCounters!.applications, pastCounters!.unchanged], [0, pastCounters!.requests]);
+      assert.equal(past.run.load!.errors, 0, 'no connection was cut');
+      assert.match(report, /\| Requests met \| Changed \(applications\) \| Drawn, changed nothing \|/);
+      const met = pastCounters!.requests;
+      const row = `| connection_drop | connection_drop | \`load\` | ${met} | 0 | ${met} | 0 | 0 |`;
+      assert.ok(report.includes(row), report);
+      assert.doesNotMatch(report, /Verdict: Passed/);
+      // A cut inside the body does cut: it acts on every request, and the load sees the errors.
+      const inside = await run({ http_fault: 'connection_drop', after_bytes: 5 });
+      const [insideCounters] = inside.run.proxy.httpFaults!;
+      assert.ok(insideCounters!.applications > 0 && insideCounters!.unchanged === 0, JSON.stringify(insideCounters));
+      assert.equal(inside.verdict, 'failed', renderReport(inside));
+    },
+  );
+
   test('enum arguments take any case; a url with port 0 is refused naming url', async () => {
     const ok = await callTool('fault_run_latency_impact_scenario', {
       url: `${app.origin}/ok`,

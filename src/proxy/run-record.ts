@@ -3,7 +3,8 @@
  * `faultline proxy` session (kind network) that `faultline coverage` reads (probe/record.ts).
  *
  * A fault injected something when it acted on traffic: a fault whose window no request crossed,
- * that never drew, whose every delay was 0 ms or that lost no segment did not, and is not listed
+ * that never drew, whose every delay was 0 ms, that lost no segment or (HTTP) that left every
+ * exchange it met as it was (a cut past the end of every body) did not, and is not listed
  * (coverage would otherwise count leaves nothing tested). Network faults are named by their type
  * (`latency`, `packet_loss`, …, as the taxonomy's `network` injections name them); HTTP faults
  * as `http_<type>`. Faults the admin API set and later cleared count too (the counters keep them).
@@ -13,6 +14,7 @@ import { RUN_RECORD_FORMAT, RUN_RECORD_VERSION, type RunRecord } from '../kernel
 import type { FaultCounters } from './faults/fault.js';
 import { networkFault } from './faults/declarations.js';
 import type { HttpFaultCounters } from './http/fault.js';
+import { httpFault } from './http/declarations.js';
 import type { ProxyCounters } from './proxy.js';
 
 /** Whether a network fault changed anything: its declaration's rule (delays and losses by a non-zero amount). */
@@ -20,9 +22,12 @@ export function networkFaultActed(counters: FaultCounters): boolean {
   return networkFault(counters.type)?.acted(counters) ?? counters.applications > 0;
 }
 
-/** Whether an HTTP fault acted on at least one exchange (its draw won and it could act). */
+/**
+ * Whether an HTTP fault changed at least one exchange: its declaration's rule, on counters whose `applications`
+ * are the exchanges it changed (a won draw that changed nothing counts `unchanged`).
+ */
 export function httpFaultActed(counters: HttpFaultCounters): boolean {
-  return counters.applications > 0;
+  return httpFault(counters.type)?.acted(counters) ?? counters.applications > 0;
 }
 
 /**

@@ -451,13 +451,20 @@ function renderCounters(phase: PhaseResult, line: Line): void {
   }
   const httpFaults = phase.proxy.httpFaults ?? [];
   if (httpFaults.length > 0) {
-    // requests = applications + passes + oversized (a draw won on a body too large to rewrite).
-    line('| HTTP fault | Type | Mapping | Requests matched | Applications | Passes | Oversized (passed unchanged) |');
-    line('|------------|------|---------|------------------|--------------|--------|------------------------------|');
+    // Requests that met the fault, and what became of them: requests = changed (applications) + drawn but left as
+    // they were (a delay of 0 ms, a cut past the body's end) + passes (not drawn) + oversized (too large to rewrite).
+    line(
+      '| HTTP fault | Type | Mapping | Requests met | Changed (applications) | Drawn, changed nothing ' +
+        '| Passes (not drawn) | Oversized (passed unchanged) |',
+    );
+    line(
+      '|------------|------|---------|--------------|------------------------|------------------------' +
+        '|--------------------|------------------------------|',
+    );
     for (const f of httpFaults as HttpFaultCounters[]) {
       line(
         `| ${f.name} | ${f.type} | ${f.target === null ? 'every mapping' : `\`${f.target}\``} ` +
-          `| ${f.requests} | ${f.applications} | ${f.passes} | ${f.oversized} ` +
+          `| ${f.requests} | ${f.applications} | ${f.unchanged ?? 0} | ${f.passes} | ${f.oversized} ` +
           `|`,
       );
     }

@@ -13,7 +13,7 @@ import { plural } from '../kernel/plural.js';
 import { isExpectedStatus } from '../load/expect-status.js';
 import type { FaultDeclaration } from '../proxy/faults/declaration.js';
 import { networkFault } from '../proxy/faults/declarations.js';
-import { HTTP_FAULTS } from '../proxy/http/declarations.js';
+import { HTTP_FAULTS, httpFault, httpFaultInert } from '../proxy/http/declarations.js';
 import { validateHttpFault } from '../proxy/http/index.js';
 import { httpFaultActed, networkFaultActed } from '../proxy/run-record.js';
 import type { ScenarioSpec } from './input.js';
@@ -332,20 +332,17 @@ function untouchedReasons(
   if (inconclusive.length === 0) {
     const window = spec.faultStartMs > 0 || spec.faultEndMs < spec.durationMs ? ' while it was active' : '';
     const emptyWindow = emptyWindowReason(spec, run, switchedOn);
+    const noOp = noOpReason(spec);
     if (emptyWindow !== undefined && !faultActed(spec, run)) {
       // The fault had no traffic to act on because of when it ran, not where it sat.
       inconclusive.push(emptyWindow);
+    } else if (noOp !== undefined) {
+      // Its settings inject nothing (it met every message, adding nothing): the SLOs measured the endpoint alone.
+      inconclusive.push(noOp);
     } else if (spec.httpFault) {
-      // HTTP faults count per exchange: those that matched, and of them those it acted on.
-      const requests = sum(httpCounters(spec, run), 'requests');
-      if (!httpCounters(spec, run).some(httpFaultActed)) {
-        inconclusive.push(
-          `the HTTP ${spec.httpFault.type.replace('_', ' ')} fault never acted on an exchange${window} ` +
-            `(${plural(requests, 'matching request')}, 0 applications): ` +
-            (requests > 0
-              ? 'its probability never drew it; raise probability or the traffic.'
-              : 'no HTTP/1.1 request matched its method and path.'),
-        );
+      const never = httpNeverChanged(spec, run, window);
+      if (never !== undefined) {
+        inconclusive.push(never);
       } else if (spec.proxies.length === 0 && BODY_ONLY_HTTP_FAULTS.has(spec.httpFault.type)) {
         // In front of the url its only effect is on what the load receives, and the load judges a
         // response by its status and timing: the SLOs could not have seen it.
@@ -358,11 +355,7 @@ function untouchedReasons(
       }
     } else {
       const faults = networkCounters(spec, run);
-      const noOp = noOpReason(spec);
-      if (noOp !== undefined) {
-        // It "acted" on every message, adding nothing: the SLOs measured the endpoint alone.
-        inconclusive.push(noOp);
-      } else if (!faults.some(networkFaultActed)) {
+      if (!faults.some(networkFaultActed)) {
         const idle = networkFault(spec.fault.type)?.idle;
         inconclusive.push(
           `the ${spec.fault.type.replace('_', ' ')} fault never acted on ` +
@@ -380,10 +373,41 @@ function untouchedReasons(
   return { inconclusive, warnings };
 }
 
-/** Why the network fault's settings inject nothing (a latency of 0 ms, a jitter of amplitude 0): its declaration says.
- * */
+/**
+ * Why the fault's settings inject nothing (a latency of 0 ms, a jitter of amplitude 0, an HTTP delay of 0 ms or a
+ * probability of 0): its declaration says, whatever the traffic did.
+ */
 function noOpReason(spec: ScenarioSpec): string | undefined {
+  if (spec.httpFault) return httpFaultInert(validateHttpFault(spec.httpFault));
   return networkFault(spec.fault.type)?.inert?.(spec.fault as never);
+}
+
+/**
+ * Why the HTTP fault changed no exchange, or undefined when it changed one. It counts per exchange: those that
+ * matched, of them those that drew it, and of those the ones it changed (`applications`); one that drew it and went
+ * through as it was (a cut past the body's end, a body above 16 MiB) is no change.
+ */
+function httpNeverChanged(spec: ScenarioSpec, run: PhaseResult, window: string): string | undefined {
+  const counters = httpCounters(spec, run);
+  if (counters.some(httpFaultActed)) return undefined;
+  const type = spec.httpFault!.type;
+  const requests = sum(counters, 'requests');
+  const unchanged = sum(counters, 'unchanged');
+  const oversized = sum(counters, 'oversized');
+  const drawn = unchanged + oversized;
+  const why: string[] = [];
+  if (unchanged > 0) why.push(httpFault(type)?.idle ?? 'each went through as it was');
+  if (oversized > 0)
+    why.push(`${plural(oversized, 'response body', 'response bodies')} above 16 MiB went through unread`);
+  return (
+    `the HTTP ${type.replace(/_/g, ' ')} fault changed no exchange${window} ` +
+    `(${plural(requests, 'matching request')}, ${drawn} drew it, 0 changed): ` +
+    (drawn > 0
+      ? `${why.join('; ')}.`
+      : requests > 0
+        ? 'its probability never drew it; raise probability or the traffic.'
+        : 'no HTTP/1.1 request matched its method and path.')
+  );
 }
 
 /** Whether the scenario's fault (network or HTTP) acted at least once: the faults' own rule. */

@@ -123,20 +123,34 @@ function actedOf(
   const network = counters.faults.find((fault) => fault.name === id);
   if (network) return networkDetail(network, through);
   const http = counters.httpFaults?.find((fault) => fault.name === id);
-  if (http) {
-    const acted = httpFaultActed(http);
-    // A request fault on a Redis mapping acts per command: named so.
-    const unit = through?.unit === 'Redis command' ? 'Redis command' : 'request';
-    return {
-      acted,
-      detail: acted
-        ? `acted on ${http.applications} of ${plural(http.requests, unit)}`
-        : http.requests === 0
-          ? `no ${unit} went through its mapping while it was set`
-          : `${plural(http.requests, unit)} reached it, none drew it`,
-    };
-  }
+  if (http) return httpDetail(http, through);
   return { acted: false, detail: 'its counters are gone' };
+}
+
+/**
+ * What an HTTP fault did, as the network side says it: the requests it changed (`applications`), and those that drew
+ * it and went through as they were (`unchanged`: a delay of 0 ms, a cut past the body's end; `oversized`), which are
+ * "met", not "acted on".
+ */
+function httpDetail(
+  http: NonNullable<ProxyCounters['httpFaults']>[number],
+  through: Traffic | undefined,
+): { acted: boolean; detail: string } {
+  const acted = httpFaultActed(http);
+  // A request fault on a Redis mapping acts per command: named so.
+  const unit = through?.unit === 'Redis command' ? 'Redis command' : 'request';
+  const met = http.unchanged + http.oversized;
+  const unchanged = met > 0 ? `; ${met} met it and went through unchanged` : '';
+  return {
+    acted,
+    detail: acted
+      ? `acted on ${http.applications} of ${plural(http.requests, unit)}${unchanged}`
+      : http.requests === 0
+        ? `no ${unit} went through its mapping while it was set`
+        : met > 0
+          ? `changed nothing (${plural(met, unit)} met it)`
+          : `${plural(http.requests, unit)} reached it, none drew it`,
+  };
 }
 
 /** The target policy's own fields (no production or token settings). */

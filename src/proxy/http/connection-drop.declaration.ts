@@ -27,7 +27,11 @@ export const HTTP_CONNECTION_DROP = {
       help: "mcp-chaos-monkey's afterMs: the cut this long after forwarding, before any answer",
     },
   ],
+  // A cut at or past the end of a body cuts nothing: that exchange counts `unchanged`.
   acted: (counters) => counters.applications > 0,
+  idle:
+    'nothing was cut: after_bytes was at or past the end of every response body ' +
+    "(give after_bytes below the bodies' size)",
   describe: (spec, probability) =>
     `HTTP Connection Drop: after ` +
     `${spec.after_ms !== undefined ? `${spec.after_ms} ms` : `${spec.after_bytes} body bytes`}, ` +

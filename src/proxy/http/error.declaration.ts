@@ -35,7 +35,9 @@ export const HTTP_ERROR = {
       argument: { name: 'forward', help: 'error: call the upstream first, then replace its answer (default false)' },
     },
   ],
+  // With forward, an upstream that answered this status and body already was not changed: `unchanged`.
   acted: (counters) => counters.applications > 0,
+  idle: 'the upstream already answered status_code with the same body (forward)',
   answers: (spec) => spec.status_code,
   describe: (spec, probability) =>
     `HTTP Error: Status: ${spec.status_code}, ${probability}${spec.forward ? ', forwarded first' : ', not forwarded'}`,

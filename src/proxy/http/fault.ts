@@ -65,16 +65,29 @@ export interface HttpFaultCounters {
   active: boolean;
   /** Exchanges that reached it and matched its method and path. */
   requests: number;
-  /** Of those, the ones it acted on (its probability draw won). */
+  /** Of those, the ones it changed (its probability draw won, and the exchange was not what it would have been). */
   applications: number;
   /** The ones it let through (the draw lost). */
   passes: number;
   /**
    * Of the draws it won, the ones it could not act on: a response fault (malformed,
    * schema_mismatch, connection_drop, error with forward) whose upstream body was above 16 MiB,
-   * which went through unchanged. requests = applications + passes + oversized.
+   * which went through unchanged.
    */
   oversized: number;
+  /**
+   * Of the draws it won, the ones it met and left as they were: settings that change nothing (a
+   * delay of 0 ms: its declaration's `inert`), or a condition the exchange did not meet (a cut at or
+   * past the end of the body, no field to remove, the upstream's own answer again). Counted apart
+   * so that `applications` stays what changed: requests = applications + passes + oversized + unchanged.
+   */
+  unchanged: number;
+}
+
+/** A draw won on an exchange the fault then left as it was: moved from `applications` to `unchanged`. */
+export function countUnchanged(counters: HttpFaultCounters): void {
+  counters.applications--;
+  counters.unchanged++;
 }
 
 /** Reads the common fields; the fault's own reader reads the rest and calls `done()`. */

@@ -20,6 +20,12 @@ export const HTTP_LATENCY = {
       chaosFlag: { name: 'delay', default: 1000 },
     },
   ],
+  // A delay of 0 ms changes nothing: its won draws count `unchanged`, not applications.
   acted: (counters) => counters.applications > 0,
+  inert: (spec) =>
+    spec.delay === 0
+      ? 'the HTTP latency fault adds nothing (delay 0 ms): the run measured the endpoint without a fault; ' +
+        'give delay above 0.'
+      : undefined,
   describe: (spec, probability) => `HTTP Latency: ${spec.delay.toFixed(2)} ms, ${probability}`,
 } as const satisfies FaultDeclaration<HttpFaultCounters, HttpLatencySpec>;

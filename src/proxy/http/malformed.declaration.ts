@@ -16,5 +16,10 @@ export const HTTP_MALFORMED = {
     },
   ],
   acted: (counters) => counters.applications > 0,
+  inert: (spec) =>
+    spec.corrupt_response
+      ? undefined
+      : 'the HTTP malformed fault adds nothing (corrupt_response false turns it off): the run measured the ' +
+        'endpoint without a fault; leave corrupt_response out, or give true.',
   describe: (_spec, probability) => `HTTP Malformed body, ${probability}`,
 } as const satisfies FaultDeclaration<HttpFaultCounters, HttpMalformedSpec>;

@@ -18,6 +18,8 @@ export const HTTP_SCHEMA_MISMATCH = {
       chaosFlag: { name: 'fields' },
     },
   ],
+  // A body that is not JSON, or holds none of the fields, goes through as it was: `unchanged`.
   acted: (counters) => counters.applications > 0,
+  idle: 'no response body was JSON holding one of missing_fields (name fields the responses carry)',
   describe: (spec, probability) => `HTTP Schema Mismatch: without ${spec.missing_fields.join(', ')}, ${probability}`,
 } as const satisfies FaultDeclaration<HttpFaultCounters, HttpSchemaMismatchSpec>;

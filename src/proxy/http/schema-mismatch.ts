@@ -1,7 +1,8 @@
 /**
  * schema_mismatch: forwards, then removes `missing_fields` (dot paths, e.g. "data.user.email")
- * from a JSON body; a path through an array applies to each element. Bodies that are not JSON go
- * through untouched. content-length is recomputed by the stage.
+ * from a JSON body; a path through an array applies to each element. Bodies that are not JSON, or
+ * hold none of the fields, go through untouched (byte for byte: the stage counts them unchanged).
+ * content-length is recomputed by the stage.
  */
 import { type HttpFaultBehaviour, type ResolvedCommon } from './fault.js';
 
@@ -22,21 +23,29 @@ export function httpSchemaMismatch(spec: HttpSchemaMismatchSpec): HttpFaultBehav
       } catch {
         return { kind: 'replace', response };
       }
-      for (const path of paths) removePath(value, path);
+      let removed = false;
+      for (const path of paths) removed = removePath(value, path) || removed;
+      if (!removed) return { kind: 'replace', response };
       return { kind: 'replace', response: { ...response, body: Buffer.from(JSON.stringify(value)) } };
     },
   };
 }
 
-/** Deletes the field at `path` inside `value`, descending into every element of arrays on the way. */
-export function removePath(value: unknown, path: readonly string[]): void {
+/**
+ * Deletes the field at `path` inside `value`, descending into every element of arrays on the way; whether it
+ * deleted any.
+ */
+export function removePath(value: unknown, path: readonly string[]): boolean {
   if (Array.isArray(value)) {
-    for (const item of value) removePath(item, path);
-    return;
+    let removed = false;
+    for (const item of value) removed = removePath(item, path) || removed;
+    return removed;
   }
-  if (typeof value !== 'object' || value === null || path.length === 0) return;
+  if (typeof value !== 'object' || value === null || path.length === 0) return false;
   const record = value as Record<string, unknown>;
   const [head, ...rest] = path as [string, ...string[]];
-  if (rest.length === 0) delete record[head];
-  else removePath(record[head], rest);
+  if (rest.length > 0) return removePath(record[head], rest);
+  if (!Object.hasOwn(record, head)) return false;
+  delete record[head];
+  return true;
 }

@@ -22,7 +22,7 @@ import type { Mapping } from '../mapping.js';
 import { RequestFaultList, type RequestFaultEntry, type TrafficKind } from '../requests/fault-list.js';
 import { TcpSession } from '../requests/tcp-session.js';
 import { RespSession } from '../resp/session.js';
-import type { BufferedResponse, HttpFaultCounters } from './fault.js';
+import { countUnchanged, type BufferedResponse, type HttpFaultCounters } from './fault.js';
 import { classify, flat, pairs, requestHeaders, responseHeaders, sendWhole } from './framing.js';
 import type { ResponseHead } from './response-parser.js';
 import { HttpUpstream, requestHead } from './upstream.js';
@@ -455,6 +455,9 @@ export class HttpStage {
     for (const entry of after) {
       const action = entry.behaviour.response!(response);
       if (action.kind === 'replace') {
+        // The same status and body (schema_mismatch on a body without its fields, error answering what the
+        // upstream did): the fault met this exchange and changed nothing the client reads.
+        if (sameAnswer(action.response, response)) countUnchanged(entry.counters);
         response = action.response;
         continue;
       }
@@ -465,16 +468,14 @@ export class HttpStage {
         return;
       }
       // cut: the head announces the whole body; exactly afterBytes of it follow, then the close.
-      // A cut at or past the body's end delivers it whole, so the head says the connection closes
-      // after it: a keep-alive client must not send its next request into the closing socket,
-      // where it would fail without ever reaching the proxy (and the fault would seem to miss it).
-      const whole = action.afterBytes >= response.body.length;
-      const body = response.body.subarray(0, Math.min(action.afterBytes, response.body.length));
-      const headers: Array<[string, string]> = [
-        ...response.headers,
-        ['content-length', String(response.body.length)],
-        ...(whole ? [['connection', 'close'] as [string, string]] : []),
-      ];
+      // A cut at or past the body's end would cut nothing: the exchange goes on as it was (the
+      // connection kept, the faults after this one applied) and counts unchanged, not applied.
+      if (action.afterBytes >= response.body.length) {
+        countUnchanged(entry.counters);
+        continue;
+      }
+      const body = response.body.subarray(0, action.afterBytes);
+      const headers: Array<[string, string]> = [...response.headers, ['content-length', String(response.body.length)]];
       res.writeHead(response.status, response.statusMessage || undefined, flat(headers));
       res.flushHeaders();
       const socket = client.socket;
@@ -508,6 +509,11 @@ export class HttpStage {
     socket.on('close', () => upstream.destroy());
     socket.resume();
   }
+}
+
+/** Whether a response fault's answer is the one it was given, as the client reads it: status and body. */
+function sameAnswer(next: BufferedResponse, given: BufferedResponse): boolean {
+  return next === given || (next.status === given.status && next.body.equals(given.body));
 }
 
 /** An upstream response being read whole for the response faults. */

@@ -21,6 +21,7 @@ import { createRandom, type Random } from '../../kernel/random.js';
 import { RetiredFaults } from '../retired.js';
 import { requestMatcher, type HttpFaultBehaviour, type HttpFaultCounters } from '../http/fault.js';
 import { httpBehaviour, validateHttpFault, validateHttpFaults, type ResolvedHttpFault } from '../http/spec.js';
+import { httpFaultInert } from '../http/declarations.js';
 import { sameNameError } from '../faults/fault.js';
 
 /** What a mapping's connections speak, as far as request faults are concerned. */
@@ -73,6 +74,8 @@ export interface RequestFaultEntry {
   randoms: Map<number, Random>;
   /** Its name's place in the list's index (RetiredFaults: the oldest retired go first). */
   seq: number;
+  /** Its settings change nothing (its declaration's `inert`: a delay of 0 ms): a won draw counts `unchanged`. */
+  inert: boolean;
 }
 
 export interface RequestFaultListOptions {
@@ -172,6 +175,7 @@ export class RequestFaultList {
       applications: 0,
       passes: 0,
       oversized: 0,
+      unchanged: 0,
     };
     if (previous && previous.spec.type === spec.type)
       Object.assign(counters, previous.counters, { target: spec.target ?? null });
@@ -183,6 +187,7 @@ export class RequestFaultList {
       matches: requestMatcher(spec),
       randoms: new Map(),
       seq: previous?.seq ?? this.nextSeq++,
+      inert: httpFaultInert(spec) !== undefined,
     };
     this.byName.set(spec.name, entry);
     return entry;
@@ -201,9 +206,10 @@ export class RequestFaultList {
 
   /**
    * The fault draw for one request of mapping `index` on `kind` traffic, one fault at a time and
-   * in list order: each fault that applies and matches is counted, and yielded when its draw wins.
-   * Lazy, so a fault after one that ends the request is neither drawn nor counted (the list is the
-   * one current when the request arrived).
+   * in list order: each fault that applies and matches is counted, and yielded when its draw wins
+   * (one whose settings change nothing counts the won draw `unchanged` and is not yielded: the
+   * exchange goes on as without it). Lazy, so a fault after one that ends the request is neither
+   * drawn nor counted (the list is the one current when the request arrived).
    */
   *draw(index: number, kind: TrafficKind, method: string, path: string): Generator<RequestFaultEntry> {
     for (const entry of this.active()) {
@@ -212,6 +218,10 @@ export class RequestFaultList {
       entry.counters.requests++;
       if (!this.randomOf(entry, index).chance(entry.spec.probability)) {
         entry.counters.passes++;
+        continue;
+      }
+      if (entry.inert) {
+        entry.counters.unchanged++;
         continue;
       }
       entry.counters.applications++;
