@@ -4,7 +4,7 @@
  */
 import { formatDuration } from '../duration.js';
 import type { Experiment } from './model.js';
-import { describeWindow } from './timeline.js';
+import { describeWindow, injectingSteps } from './timeline.js';
 import { programPlan, type ProgramPlan } from './programs.js';
 import { ProgramPolicy } from '../consent/index.js';
 
@@ -16,6 +16,8 @@ export interface PlanSummary {
   proxies: string[];
   control: string[];
   phases: { baseline: string; inject: string; recover: string };
+  /** False with no fault or tool-call step: the whole run is the baseline, and expectations are judged over it. */
+  injects: boolean;
   steps: Array<{ name: string; kind: string; window: string; what: string }>;
   expectations: Array<{ id: string; title: string; window: string | null }>;
   abortWhen: string[];
@@ -43,6 +45,7 @@ export function summarizePlan(experiment: Experiment, programs: ProgramPolicy = 
       inject: describeWindow(experiment.phases.inject),
       recover: describeWindow(experiment.phases.recover),
     },
+    injects: injectingSteps(experiment.steps).length > 0,
     steps: experiment.steps.map((step) => ({
       name: step.name,
       kind: step.kind,
@@ -86,7 +89,11 @@ export function renderPlan(summary: PlanSummary): string {
   if (summary.proxies.length) out.push(`proxies: ${summary.proxies.join(', ')}`);
   if (summary.control.length) out.push(`control planes: ${summary.control.join('; ')}`);
   out.push(
-    `phases: baseline ${summary.phases.baseline}, inject ${summary.phases.inject}, recover ${summary.phases.recover}`,
+    summary.injects
+      ? `phases: baseline ${summary.phases.baseline}, inject ${summary.phases.inject}, ` +
+          `recover ${summary.phases.recover}`
+      : `phases: none (no fault or tool-call step): the whole run ${summary.phases.baseline} is the baseline, ` +
+          'and expect and steady_state are judged over it',
   );
   for (const step of summary.steps)
     out.push(`  ${step.window.padEnd(14)} ${step.kind.padEnd(8)} ${step.name}: ${step.what}`);

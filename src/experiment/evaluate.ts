@@ -20,6 +20,7 @@ import { verdictOfProbe } from '../probe/report.js';
 import { evaluateSlos, type Slo } from '../scenario/index.js';
 import type { Experiment, FaultStep, Window } from './model.js';
 import { judgePromql } from './evaluate-promql.js';
+import { stepWindow } from './timeline.js';
 import type { PromqlObservation } from './promql-watch.js';
 import type {
   CheckObservation,
@@ -86,11 +87,7 @@ export function evaluate(evidence: Evidence): Evaluation {
   if (experiment.recoverWithinMs !== undefined) expectations.push(judgeRecovery(evidence));
   for (const step of experiment.steps) {
     const record = evidence.steps.find((candidate) => candidate.index === step.index);
-    const window = {
-      label: step.name,
-      fromMs: step.atMs,
-      toMs: step.forMs === undefined ? experiment.durationMs : step.atMs + step.forMs,
-    };
+    const window = stepWindow(step, experiment.durationMs, evidence.aborted?.atMs);
     const notRun = {
       status: 'inconclusive' as const,
       figure: '',

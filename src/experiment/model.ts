@@ -138,6 +138,12 @@ export interface PromqlCheck {
 
 export type CheckMode = 'continuous' | 'eventually' | 'start' | 'end' | 'edge';
 
+/**
+ * Why an expectation is there: the steady state before the faults and after recovery, the steady
+ * state over a run that injects nothing (`steady`, judged once), or `expect`.
+ */
+export type ExpectationRole = 'steady-before' | 'steady-after' | 'steady' | 'expect';
+
 /** One thing the experiment claims; each gets a verdict. */
 export type Expectation =
   | {
@@ -146,7 +152,7 @@ export type Expectation =
       title: string;
       slo: Slo;
       window: Window;
-      role: 'steady-before' | 'steady-after' | 'expect';
+      role: ExpectationRole;
     }
   | {
       kind: 'http';
@@ -155,7 +161,7 @@ export type Expectation =
       check: HttpCheck;
       mode: CheckMode;
       window: Window;
-      role: 'steady-before' | 'steady-after' | 'expect';
+      role: ExpectationRole;
     }
   | { kind: 'command'; id: string; title: string; command: CommandSpec; window: Window; role: 'expect' }
   | {
@@ -164,7 +170,7 @@ export type Expectation =
       title: string;
       check: PromqlCheck;
       window: Window;
-      role: 'steady-before' | 'steady-after' | 'expect';
+      role: ExpectationRole;
     };
 
 export type AbortRule =

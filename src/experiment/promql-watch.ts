@@ -18,7 +18,8 @@ export interface PromqlObservation {
 }
 
 export interface PromqlHooks {
-  at(ms: number, run: () => void): void;
+  /** `key`: the expectation the poll is for, so an abort that moves its window can move its polls. */
+  at(ms: number, run: () => void, key?: string): void;
   track(work: Promise<unknown>): void;
   now(): number;
   /** Ends the expectations' polls (the run is over). */
@@ -48,16 +49,26 @@ export class PromqlWatch {
     );
   }
 
+  private hooks: PromqlHooks | undefined;
+
+  /**
+   * Schedules a PromQL expectation's polls over its window, from `notBeforeMs` on: at the run's clock start, and
+   * again when an abort moved its window (the runner cleared the polls of the old one).
+   */
+  schedule(expectation: Experiment['expectations'][number], notBeforeMs = 0): void {
+    const hooks = this.hooks;
+    if (expectation.kind !== 'promql' || !hooks) return;
+    const list: PromqlObservation[] = (this.observations[expectation.id] ??= []);
+    const { check, window } = expectation;
+    for (let t = window.fromMs; t < window.toMs; t += check.everyMs)
+      if (t >= notBeforeMs) hooks.at(t, () => hooks.track(this.poll(check, hooks, hooks.finish, list)), expectation.id);
+  }
+
   /** Schedules every poll from the run's clock start. */
   start(hooks: PromqlHooks): void {
     if (!this.active) return;
-    for (const expectation of this.experiment.expectations) {
-      if (expectation.kind !== 'promql') continue;
-      const list: PromqlObservation[] = (this.observations[expectation.id] = []);
-      const { check, window } = expectation;
-      for (let t = window.fromMs; t < window.toMs; t += check.everyMs)
-        hooks.at(t, () => hooks.track(this.poll(check, hooks, hooks.finish, list)));
-    }
+    this.hooks = hooks;
+    for (const expectation of this.experiment.expectations) this.schedule(expectation);
     const inject = this.experiment.phases.inject;
     for (const rule of this.experiment.abort)
       if (rule.kind === 'promql') this.scheduleAbort(rule, inject.fromMs, inject.toMs, hooks);

@@ -43,7 +43,15 @@ import {
   readPromqlCheck,
   type PromqlContext,
 } from './read-promql.js';
-import { durationField, momentField, phasesOf, stepEnd, windowOf } from './timeline.js';
+import {
+  afterRecoveryWindow,
+  durationField,
+  injectingSteps,
+  momentField,
+  phasesOf,
+  stepEnd,
+  windowOf,
+} from './timeline.js';
 
 export interface ReadOptions {
   limits: ScenarioLimits;
@@ -222,23 +230,23 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
   const loadPlan = load === undefined ? undefined : await readLoad(load, durationMs, proxies, options);
   const phases = phasesOf(steps, durationMs);
   const base = loadPlan?.url;
+  // Nothing injected (no fault or tool-call step): the run is one window, and `expect` without `during` is judged
+  // over it, as the steady state is (once); an empty inject window would leave every verdict inconclusive.
+  const injects = injectingSteps(steps).length > 0;
   const context: CheckContext = {
     base,
     policy: options.policy,
     steps,
     phases,
+    expectWindow: injects ? phases.inject : { label: 'run', fromMs: 0, toMs: durationMs },
     durationMs,
     baseDir: options.baseDir,
     promql: promqlContext(file, options.policy, options.env),
   };
 
-  const afterWindow: Window = {
-    label: recoverWithinMs === undefined ? 'after the last fault' : `after recover_within`,
-    fromMs: Math.min(durationMs, phases.recover.fromMs + (recoverWithinMs ?? 0)),
-    toMs: durationMs,
-  };
+  const afterWindow = afterRecoveryWindow(phases, recoverWithinMs, durationMs);
   const steadyRaw = (file.steady_state as unknown[] | undefined) ?? [];
-  if (steadyRaw.length > 0 && steps.length > 0 && afterWindow.toMs - afterWindow.fromMs < MIN_AFTER_MS) {
+  if (steadyRaw.length > 0 && injects && afterWindow.toMs - afterWindow.fromMs < MIN_AFTER_MS) {
     throw new InputError(
       `${load?.duration !== undefined ? 'load.duration' : 'duration'}: ` +
         `the run ends ${formatDuration(Math.max(0, durationMs - phases.recover.fromMs))} ` +
@@ -246,7 +254,13 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
         `to see the steady state again; lengthen the run`,
     );
   }
-  const { steadySlos, expectations } = await readSteadyState(steadyRaw, afterWindow, loadPlan, context);
+  const steadyWindows: SteadyWindow[] = injects
+    ? [
+        ['before', 'steady-before', phases.baseline, 'before the faults'],
+        ['after', 'steady-after', afterWindow, afterWindow.label],
+      ]
+    : [['', 'steady', { label: 'run', fromMs: 0, toMs: durationMs }, 'over the run']];
+  const { steadySlos, expectations } = await readSteadyState(steadyRaw, steadyWindows, loadPlan, context);
   for (const [index, item] of ((file.expect as unknown[] | undefined) ?? []).entries()) {
     expectations.push(await readExpectation(item, `expect[${index}]`, loadPlan, context));
   }
@@ -261,8 +275,11 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
         'recover_within: needs steady_state SLOs on the load (e.g. ' +
           '"errors < 1%", "p95 < 300ms") to say what recovered means',
       );
-    if (steps.length === 0)
-      throw new InputError('recover_within: there is no step whose end recovery is measured from');
+    if (!injects)
+      throw new InputError(
+        'recover_within: there is no fault or tool-call step whose end recovery is measured from; ' +
+          'add one under method, or drop recover_within',
+      );
   }
 
   const abort = await readAbort(file.abort_when, context);
@@ -324,76 +341,43 @@ export async function readExperiment(raw: unknown, options: ReadOptions): Promis
   };
 }
 
-/** The steady state, each entry judged twice: over the baseline, and after recovery (`after`). */
+/** Where each steady-state entry is judged: its id's suffix, its role, its window, its title's words. */
+type SteadyWindow = readonly [string, 'steady-before' | 'steady-after' | 'steady', Window, string];
+
+/**
+ * The steady state, each entry judged in every window given: over the baseline and after recovery
+ * (`before`, `after`) when something is injected, once over the run when nothing is.
+ */
 async function readSteadyState(
   steadyRaw: readonly unknown[],
-  afterWindow: Window,
+  windows: readonly SteadyWindow[],
   loadPlan: LoadPlan | undefined,
   context: CheckContext,
 ): Promise<{ steadySlos: Slo[]; expectations: Expectation[] }> {
-  const { phases } = context;
   const steadySlos: Slo[] = [];
   const expectations: Expectation[] = [];
   for (const [index, item] of steadyRaw.entries()) {
     const where = `steady_state[${index}]`;
+    const each = (make: (id: string, title: string, window: Window, role: SteadyWindow[1]) => Expectation): void => {
+      for (const [suffix, role, window, words] of windows)
+        expectations.push(make(suffix ? `${where}.${suffix}` : where, `steady state ${words}: `, window, role));
+    };
     if (isPromqlEntry(item)) {
       const check = await readPromqlCheck(item as Raw, where, context.promql);
       const title = promqlTitle(item as Raw, check);
-      for (const [suffix, role, window, label] of [
-        ['before', 'steady-before', phases.baseline, 'before the faults'],
-        ['after', 'steady-after', afterWindow, afterWindow.label],
-      ] as const)
-        expectations.push({
-          kind: 'promql',
-          id: `${where}.${suffix}`,
-          title: `steady state ${label}: ${title}`,
-          check,
-          window,
-          role,
-        });
+      each((id, words, window, role) => ({ kind: 'promql', id, title: words + title, check, window, role }));
       continue;
     }
     if (typeof item === 'string' && !looksLikeHttpCheck(item)) {
       const slo = needLoad(parseSlo(item, where), loadPlan, where);
       steadySlos.push(slo);
-      expectations.push({
-        kind: 'slo',
-        id: `${where}.before`,
-        title: `steady state before the faults: ${slo.title}`,
-        slo,
-        window: phases.baseline,
-        role: 'steady-before',
-      });
-      expectations.push({
-        kind: 'slo',
-        id: `${where}.after`,
-        title: `steady state ${afterWindow.label}: ${slo.title}`,
-        slo,
-        window: afterWindow,
-        role: 'steady-after',
-      });
+      each((id, words, window, role) => ({ kind: 'slo', id, title: words + slo.title, slo, window, role }));
     } else {
       const { check, mode } = await readHttpCheck(item, where, context);
-      const label =
-        typeof item === 'string' ? item : (((item as Raw).name as string | undefined) ?? (item as Raw).http);
-      expectations.push({
-        kind: 'http',
-        id: `${where}.before`,
-        title: `steady state before the faults: ${String(label)}`,
-        check,
-        mode,
-        window: phases.baseline,
-        role: 'steady-before',
-      });
-      expectations.push({
-        kind: 'http',
-        id: `${where}.after`,
-        title: `steady state ${afterWindow.label}: ${String(label)}`,
-        check,
-        mode,
-        window: afterWindow,
-        role: 'steady-after',
-      });
+      const label = String(
+        typeof item === 'string' ? item : (((item as Raw).name as string | undefined) ?? (item as Raw).http),
+      );
+      each((id, words, window, role) => ({ kind: 'http', id, title: words + label, check, mode, window, role }));
     }
   }
   return { steadySlos, expectations };
@@ -663,6 +647,8 @@ interface CheckContext {
   policy: SafetyPolicy;
   steps: readonly Step[];
   phases: Experiment['phases'];
+  /** An expectation's window without `during`: the inject phase, or the run when nothing is injected. */
+  expectWindow: Window;
   durationMs: number;
   baseDir: string | undefined;
   promql: PromqlContext;
@@ -676,7 +662,7 @@ async function readExpectation(
 ): Promise<Expectation> {
   const during = (raw: Raw): Window =>
     raw.during === undefined
-      ? context.phases.inject
+      ? context.expectWindow
       : windowOf(String(raw.during), `${where}.during`, context.phases, context.steps, context.durationMs);
   if (typeof item === 'string') {
     if (looksLikeHttpCheck(item)) {
@@ -687,12 +673,12 @@ async function readExpectation(
         title: item.trim(),
         check,
         mode,
-        window: context.phases.inject,
+        window: context.expectWindow,
         role: 'expect',
       };
     }
     const slo = needLoad(parseSlo(item, where), load, where);
-    return { kind: 'slo', id: where, title: slo.title, slo, window: context.phases.inject, role: 'expect' };
+    return { kind: 'slo', id: where, title: slo.title, slo, window: context.expectWindow, role: 'expect' };
   }
   const raw = item as Raw;
   if (isPromqlEntry(raw)) {

@@ -38,6 +38,7 @@ import type { ProgramPolicy } from '../consent/index.js';
 import { proxyAtLoadUrl, tryConnect, unreachableRemotes, urlAddress, type Unreachable } from './preflight.js';
 import { unmetClause } from './predicate.js';
 import { evaluate, timelineOf } from './evaluate.js';
+import { asRan } from './timeline.js';
 import {
   IN_FRONT_MAPPING,
   type AbortRule,
@@ -167,11 +168,18 @@ class ExperimentRun {
   /** Where the run ends when it ends early: an abort's recovery judged (endAfterAbort), a command after `--` exited. */
   private readonly scheduleEnd = new ScheduleEnd();
 
+  /** As planned; `experiment` is the run as it ran once an abort or an early end cut its windows (asRan). */
+  private readonly planned: Experiment;
+  /** Each expectation's timers not yet fired, by id: an abort moves its window, and they move with it. */
+  private readonly timersOf = new Map<string, NodeJS.Timeout[]>();
+  /** The commands of expectations started (a moved window starts none twice). */
+  private readonly commandsStarted = new Set<string>();
+
   constructor(
-    /** As planned; once the run ended early, as it ran (endedEarly). */
     private experiment: Experiment,
     private readonly options: RunOptions,
   ) {
+    this.planned = experiment;
     this.env = options.env ?? process.env;
     this.promql = new PromqlWatch(experiment, options.policy, this.env);
     this.faults = experiment.steps
@@ -277,7 +285,7 @@ class ExperimentRun {
       // The run's end is all of its progress (the last request may settle before its duration's end),
       // and the ticker's last report was up to a second before it.
       this.progress(true);
-      if (this.scheduleEnd.atMs !== undefined) this.endedAt(this.scheduleEnd.atMs);
+      this.asRanTo(this.scheduleEnd.atMs ?? experiment.durationMs);
       await this.settlePending();
       if (signal?.aborted) throw new CancelledError('experiment cancelled');
     } finally {
@@ -399,7 +407,7 @@ class ExperimentRun {
     const moments = new Set<number>();
     for (const { step } of this.faults) {
       if (step.atMs > 0 || atZero) moments.add(step.atMs);
-      if (step.atMs + step.forMs < this.experiment.durationMs) moments.add(step.atMs + step.forMs);
+      if (step.atMs + step.forMs < this.planned.durationMs) moments.add(step.atMs + step.forMs);
     }
     return [...moments].sort((a, b) => a - b);
   }
@@ -417,19 +425,12 @@ class ExperimentRun {
       if (step.kind === 'toolcall' || step.kind === 'probe')
         this.at(step.atMs, () => this.track(this.runPlaneStep(step)));
     }
-    for (const expectation of this.experiment.expectations) {
-      if (expectation.kind === 'http')
-        this.scheduleCheck(expectation.id, expectation.check, expectation.mode, expectation.window);
-      if (expectation.kind === 'command' && expectation.id !== this.experiment.whileCommand) {
-        const command = expectation.command;
-        this.at(expectation.window.fromMs, () => this.track(this.runExpectationCommand(expectation.id, command)));
-      }
-    }
+    for (const expectation of this.experiment.expectations) this.scheduleExpectation(expectation);
     const inject = this.experiment.phases.inject;
     for (const rule of this.experiment.abort)
       if (rule.kind === 'http') this.scheduleAbortCheck(rule, inject.fromMs, inject.toMs);
     this.promql.start({
-      at: (ms, run) => this.at(ms, run),
+      at: (ms, run, key) => this.at(ms, run, key),
       track: (work) => this.track(work),
       now: () => this.now(),
       finish: this.finish.signal,
@@ -439,9 +440,56 @@ class ExperimentRun {
     });
   }
 
-  /** Runs `run` at `ms` of the run's clock, once the faults switching at that moment are switched (whenSwitched). */
-  private at(ms: number, run: () => void): void {
-    this.timers.push(setTimeout(() => this.whenSwitched(ms, run), Math.max(0, this.t0 + ms - performance.now())));
+  /**
+   * Runs `run` at `ms` of the run's clock, once the faults switching at that moment are switched (whenSwitched).
+   * `key`: the expectation it is for (moveWindows).
+   */
+  private at(ms: number, run: () => void, key?: string): void {
+    const timer = setTimeout(() => this.whenSwitched(ms, run), Math.max(0, this.t0 + ms - performance.now()));
+    this.timers.push(timer);
+    if (key === undefined) return;
+    const timers = this.timersOf.get(key);
+    if (timers) timers.push(timer);
+    else this.timersOf.set(key, [timer]);
+  }
+
+  /** An expectation's checks, polls or command over its window, from `notBeforeMs` on. */
+  private scheduleExpectation(expectation: Experiment['expectations'][number], notBeforeMs = 0): void {
+    const { id, window } = expectation;
+    if (expectation.kind === 'http') this.scheduleCheck(id, expectation.check, expectation.mode, window, notBeforeMs);
+    if (expectation.kind === 'promql') this.promql.schedule(expectation, notBeforeMs);
+    if (expectation.kind === 'command' && id !== this.experiment.whileCommand && window.fromMs >= notBeforeMs) {
+      const command = expectation.command;
+      this.at(
+        window.fromMs,
+        () => {
+          if (this.commandsStarted.has(id)) return;
+          this.commandsStarted.add(id);
+          this.track(this.runExpectationCommand(id, command));
+        },
+        id,
+      );
+    }
+  }
+
+  /**
+   * An abort moved windows (asRan): inject ends at it, recovery is judged from it. What was scheduled in an old window
+   * and has not run yet is dropped, and what its new one holds from now on is scheduled, so the steady state after
+   * recovery is probed when it is judged, not after the run has ended. What is due from the abort on runs at once.
+   */
+  private moveWindows(ran: Experiment, abortedAtMs: number): void {
+    for (const expectation of ran.expectations) {
+      const before = this.experiment.expectations.find((candidate) => candidate.id === expectation.id);
+      if (
+        !before ||
+        (before.window.fromMs === expectation.window.fromMs && before.window.toMs === expectation.window.toMs)
+      )
+        continue;
+      for (const timer of this.timersOf.get(expectation.id) ?? []) clearTimeout(timer);
+      this.timersOf.delete(expectation.id);
+      this.scheduleExpectation(expectation, abortedAtMs);
+    }
+    this.experiment = ran;
   }
 
   /**
@@ -566,11 +614,18 @@ class ExperimentRun {
     this.halt.abort();
     this.track(this.switchOffAll());
     this.endAfterAbort(this.aborted.atMs);
+    const endMs = this.aborted.endedAtMs ?? this.planned.durationMs;
+    this.moveWindows(asRan(this.planned, { abortedAtMs: this.aborted.atMs, endMs }), this.aborted.atMs);
   }
 
-  /** The run ended early (an abort's recovery judged, a command after `--` exited): as it ran, not as planned. */
-  private endedAt(endMs: number): void {
-    this.experiment = endedEarly(this.experiment, endMs);
+  /**
+   * The windows as the run went (asRan): cut where it ended, and at the abort. Nothing changes for a run that went
+   * as planned.
+   */
+  private asRanTo(endMs: number): void {
+    const abortedAtMs = this.aborted?.atMs;
+    if (abortedAtMs === undefined && endMs >= this.planned.durationMs) return;
+    this.experiment = asRan(this.planned, { ...(abortedAtMs === undefined ? {} : { abortedAtMs }), endMs });
     for (const { record } of this.faults) record.plannedToMs = Math.min(record.plannedToMs, endMs);
   }
 
@@ -580,10 +635,10 @@ class ExperimentRun {
    * report still shows whether the system came back.
    */
   private endAfterAbort(atMs: number): void {
-    const within = this.experiment.recoverWithinMs;
+    const within = this.planned.recoverWithinMs;
     if (within === undefined) return;
     const endMs = Math.ceil((atMs + within + RECOVERY_SEEN_MS) / 1000) * 1000;
-    if (endMs >= this.experiment.durationMs || !this.aborted) return;
+    if (endMs >= this.planned.durationMs || !this.aborted) return;
     this.aborted.endedAtMs = endMs;
     this.scheduleEnd.end(endMs);
   }
@@ -625,8 +680,14 @@ class ExperimentRun {
     }
   }
 
-  private scheduleCheck(id: string, check: HttpCheck, mode: string, window: { fromMs: number; toMs: number }): void {
-    const observations: CheckObservation[] = (this.checks[id] = []);
+  private scheduleCheck(
+    id: string,
+    check: HttpCheck,
+    mode: string,
+    window: { fromMs: number; toMs: number },
+    notBeforeMs = 0,
+  ): void {
+    const observations: CheckObservation[] = (this.checks[id] ??= []);
     const probe = async (): Promise<void> => {
       const atMs = this.now();
       const seen = await observe(check, policyLookup(this.options.policy), this.finish.signal);
@@ -645,7 +706,7 @@ class ExperimentRun {
       moments.push(Math.max(window.fromMs, window.toMs - Math.min(500, (window.toMs - window.fromMs) / 2)));
     if (mode === 'continuous' || mode === 'eventually')
       for (let t = window.fromMs; t < window.toMs; t += check.everyMs) moments.push(t);
-    for (const t of moments) this.at(t, () => this.track(probe()));
+    for (const t of moments) if (t >= notBeforeMs) this.at(t, () => this.track(probe()), id);
   }
 
   private scheduleAbortCheck(rule: Extract<AbortRule, { kind: 'http' }>, fromMs: number, toMs: number): void {
@@ -818,19 +879,21 @@ class ExperimentRun {
   private progress(ended = false): void {
     if (!this.options.onProgress || !this.clockStarted) return;
     const now = this.now();
-    const { phases } = this.experiment;
+    // As planned: an abort moves the windows (moveWindows), not the progress a client was told the run has.
+    const { phases } = this.planned;
     const phase = now < phases.baseline.toMs ? 'baseline' : now < phases.inject.toMs ? 'inject' : 'recover';
-    const doneMs = ended ? this.experiment.durationMs : Math.min(now, this.experiment.durationMs);
+    const doneMs = ended ? this.planned.durationMs : Math.min(now, this.planned.durationMs);
     if (doneMs <= this.reportedMs) return;
     this.reportedMs = doneMs;
     const on = this.faults.filter((fault) => fault.id !== undefined).map((fault) => fault.step.name);
     this.options.onProgress({
       doneMs,
-      totalMs: this.experiment.durationMs,
+      totalMs: this.planned.durationMs,
       message:
         `${this.aborted ? 'aborted, recovering' : phase} ` +
-        `${(now / 1000).toFixed(0)}s/${(this.experiment.durationMs / 1000).toFixed(0)}s${on.length ? `; faults on: ${on.join(', ')}` : ''}`,
-      ...(this.experiment.load ? { load: this.loadProgress(now) } : {}),
+        `${(now / 1000).toFixed(0)}s/${(this.planned.durationMs / 1000).toFixed(0)}s` +
+        `${on.length ? `; faults on: ${on.join(', ')}` : ''}`,
+      ...(this.planned.load ? { load: this.loadProgress(now) } : {}),
     });
   }
 
@@ -921,21 +984,4 @@ class ExperimentRun {
 
 function commandText(spec: Experiment['rollbacks'][number]): string {
   return Array.isArray(spec.command) ? spec.command.join(' ') : spec.command;
-}
-
-/** The experiment as it ran when it ended early at `endMs`: its length, phases and windows cut there. */
-function endedEarly(experiment: Experiment, endMs: number): Experiment {
-  const cut = <T extends { fromMs: number; toMs: number }>(window: T): T => ({
-    ...window,
-    fromMs: Math.min(window.fromMs, endMs),
-    toMs: Math.min(window.toMs, endMs),
-  });
-  const { baseline, inject, recover } = experiment.phases;
-  return {
-    ...experiment,
-    durationMs: endMs,
-    ...(experiment.load ? { load: { ...experiment.load, durationMs: endMs } } : {}),
-    phases: { baseline: cut(baseline), inject: cut(inject), recover: cut(recover) },
-    expectations: experiment.expectations.map((expectation) => ({ ...expectation, window: cut(expectation.window) })),
-  };
 }

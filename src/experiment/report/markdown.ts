@@ -46,13 +46,18 @@ export function renderMarkdown(result: ExperimentResult): string {
     );
   }
   const { baseline, inject, recover } = result.phases;
+  // Nothing injected (phasesOf): the whole run is the baseline, and inject and recover are empty at its end.
+  const nothingInjected =
+    inject.fromMs === inject.toMs && baseline.toMs === inject.fromMs && recover.fromMs === recover.toMs;
   out.push(
     '',
     '## Timeline',
     '',
-    `Baseline ${ms(baseline.fromMs)}–${ms(baseline.toMs)}, inject ` +
-      `${ms(inject.fromMs)}–${ms(inject.toMs)}, recover ` +
-      `${ms(recover.fromMs)}–${ms(recover.toMs)}.`,
+    nothingInjected
+      ? `Baseline ${ms(baseline.fromMs)}–${ms(baseline.toMs)}: the whole run (no fault or tool-call step).`
+      : `Baseline ${ms(baseline.fromMs)}–${ms(baseline.toMs)}, inject ` +
+          `${ms(inject.fromMs)}–${ms(inject.toMs)}, recover ` +
+          `${ms(recover.fromMs)}–${ms(recover.toMs)}.`,
     '',
   );
   if (result.faults.length > 0) {
