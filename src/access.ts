@@ -358,7 +358,8 @@ export class FileAccess {
         () => 'is outside the roots',
       );
     const secret = secretLocationOf(path);
-    if (secret !== undefined) return `is in ${secret}, a location that holds secrets (never read without roots)`;
+    if (secret !== undefined)
+      return `${secret === path ? 'is' : `is in ${secret},`} a location that holds secrets (never read without roots)`;
     // Where a symbolic link points is not said: that would tell an agent what lies in a secret location.
     return secretLocationOf(real) === undefined
       ? undefined
@@ -451,7 +452,7 @@ function checkNotSecret(path: string, what: string, named?: string): void {
   if (secret === undefined) return;
   const where =
     named === undefined || named === path
-      ? `${path} is under ${secret}, a location that holds secrets`
+      ? `${path} ${secret === path ? 'is' : `is under ${secret},`} a location that holds secrets`
       : `${named} resolves into a location that holds secrets`;
   throw new InputError(
     `${what}: ${where}; it is never read without roots (give --root or let the client expose roots)`,

@@ -56,6 +56,10 @@ test('code extract prints one function; errors are one line on stderr with exit 
     assert.match(notSource.stderr, /^faultline: file: \/etc\/passwd has no supported extension; supported: .*\.py/);
     assert.doesNotMatch(notSource.stderr, /--root/);
   }
+  // A directory has no extension to judge: said to be one, with what to pass instead.
+  const directory = faultline('code', 'list', fixturePath('code'));
+  assert.equal(directory.status, 2);
+  assert.match(directory.stderr, /^faultline: file: .*code is a directory; give the path of a source file\n$/);
 });
 
 test('code list reads a C++ .h header as C++ and says so', () => {

@@ -5,6 +5,7 @@
  * refusals and suggestions. No load runs here.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +19,8 @@ import { FileAccess } from '../src/access.js';
 import { suggestFromSources } from '../src/experiment/suggest/index.js';
 import { InputError } from '../src/kernel/errors.js';
 import { connectInMemory, textOf } from './helpers/mcp.js';
-import { fixturePath, repoRoot } from './helpers/repo.js';
+import { cliPath, fixturePath, repoRoot } from './helpers/repo.js';
+import { HANG_GUARD_MS } from './helpers/wait.js';
 import { ProgramPolicy } from '../src/consent/index.js';
 
 const limits = makeConfig().scenario;
@@ -272,6 +274,36 @@ describe('reading', () => {
     );
     await assert.rejects(parseExperimentText('title: a\ntitle: b'), /Map keys must be unique/);
     assert.deepEqual(await parseExperimentText('{"a": {"k": 1}, "b": {"k": 2}}'), { a: { k: 1 }, b: { k: 2 } });
+  });
+
+  test('a file refused as a whole says where: JSON errors and repeated keys by line and column, an array by name', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'faultline-json-'));
+    try {
+      const refusal = (name: string, text: string) => {
+        writeFileSync(join(dir, name), text);
+        const run = spawnSync(process.execPath, [cliPath, 'experiment', 'validate', join(dir, name)], {
+          encoding: 'utf8',
+          timeout: HANG_GUARD_MS,
+        });
+        assert.equal(run.status, 2, run.stderr);
+        return run.stderr;
+      };
+      // Offset 40 in V8's words is the `}` after a trailing comma: line 4, column 13.
+      assert.match(
+        refusal('bad.json', '{\n  "title": "x",\n  "method": [\n    {"a": 1,}\n  ]\n}\n'),
+        /bad\.json: not valid JSON \(.* at line 4, column 13\)\n$/,
+      );
+      assert.match(
+        refusal('twice.json', '{\n  "title": "x",\n  "title": "y"\n}\n'),
+        /twice\.json: the key "title" is given twice in one object \(line 3, column 3\)\n$/,
+      );
+      assert.match(
+        refusal('list.json', '[1, 2]\n'),
+        /^faultline: .*list\.json: must be a mapping with title, method, … \(got an array\)\n$/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test(

@@ -210,6 +210,19 @@ test("held proxies' faults: objects, JSON text of the list, or of each item, act
       arguments: { proxies: ['0=127.0.0.1:1'], faults: [7] },
     })) as CallToolResult;
     assert.match(textOf(notObject), /^faults\[0\]: must be an object \(got 7\)/);
+    // "" or null is an optional argument's default; for a required one it is the argument missing, said so, not as
+    // text that failed to parse (set_faults' faults is required: an empty list clears them).
+    for (const [empty, given] of [
+      ['', 'empty text'],
+      [null, 'null'],
+    ] as const) {
+      const missing = (await client.callTool({
+        name: 'fault_proxy_set_faults',
+        arguments: { id: 'proxy-1', faults: empty },
+      })) as CallToolResult;
+      assert.equal(missing.isError, true, textOf(missing));
+      assert.equal(textOf(missing), `faults: required, an array of objects (${given} given)`);
+    }
   } finally {
     await close();
   }

@@ -10,6 +10,7 @@ import { attributeOf } from './fault-flags.js';
 import { CONNECTION_FAULT_TYPES, HTTP_FAULT_TYPES, NETWORK_FAULT_TYPES } from '../proxy/vocabulary.js';
 import { faultKind } from '../proxy/http/spec.js';
 import { runCommand, UsageError } from './run-command.js';
+import { OperationalError } from '../kernel/errors.js';
 import { type GlobalOptions } from './flags.js';
 
 interface ChaosOptions {
@@ -193,7 +194,11 @@ async function call(
       body,
     );
   } catch (error) {
-    // 4xx: the request was wrong (bad config, unknown id) — a usage error, exit 2.
+    // A refused token (401, 403) is no wrong flag or input: the command was right, the admin API said no — an
+    // error, exit 1, naming where the token comes from.
+    if (error instanceof AdminRequestError && (error.status === 401 || error.status === 403))
+      throw new OperationalError(`${error.message}; check --token (or FAULTLINE_ADMIN_TOKEN)`);
+    // Another 4xx: the request was wrong (bad config, unknown id) — a usage error, exit 2.
     if (error instanceof AdminRequestError && error.status >= 400 && error.status < 500)
       throw new UsageError(error.message);
     throw error;

@@ -2,6 +2,7 @@
  * `faultline code list FILE` and `faultline code extract FILE FUNC`: the code tools without an
  * MCP client. They print exactly the tools' structuredContent as JSON on stdout.
  */
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { FileAccess } from '../access.js';
@@ -89,8 +90,13 @@ function parseOptions(): ParseOptions {
  * A name no grammar parses is refused by its extension first: FileAccess's refusal of it would point
  * at --root, which these commands have no use for (inside roots it is still no source file).
  */
-function readSource(file: string) {
+async function readSource(file: string) {
   const path = file.startsWith('file://') ? file : resolve(file);
-  requireLanguageForPath(path);
+  // A directory has no extension to judge: FileAccess says what it is and what to pass instead.
+  const directory = await stat(path).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
+  if (!directory) requireLanguageForPath(path);
   return new FileAccess().readSourceFile(path, 'file');
 }

@@ -39,6 +39,9 @@ export async function experimentFrom(source: Source, caller: Caller, where = 'ex
     // Given as text, a refusal also says where in it: the line and column of the field it names.
     if (text === undefined || !(error instanceof InputError)) throw error;
     const position = await positionOf(text, error.message).catch(() => undefined);
+    // Nowhere to point (the whole text is wrong: an array, a scalar): the file is named, as a parse error names it.
+    if (position === undefined && where !== 'experiment' && error.message.startsWith('experiment: '))
+      throw new InputError(`${where}: ${error.message.slice('experiment: '.length)}`);
     if (position === undefined) throw error;
     throw new InputError(`${error.message} (${where === 'experiment' ? '' : `${where} `}${position})`);
   }

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { ErrorObject } from 'ajv';
 import { InputError } from '../kernel/errors.js';
 import { describeValue, FORBIDDEN_KEYS } from '../config-reader.js';
-import { jsonDepthExceeds, repeatedKey } from '../jsonrpc/message.js';
+import { jsonDepthExceeds, repeatedKeyAt } from '../jsonrpc/message.js';
 import { EXPERIMENT_SCHEMA } from './schema.js';
 
 /** The longest experiment text accepted, and its deepest nesting. */
@@ -27,12 +27,20 @@ export async function parseExperimentText(text: string, where = 'experiment'): P
     try {
       value = JSON.parse(text) as unknown;
     } catch (error) {
-      throw new InputError(`${where}: not valid JSON (${(error as Error).message})`);
+      // V8 says an offset ("at position 40"); YAML's refusals, and the docs, give a line and column.
+      const message = (error as Error).message.replace(
+        / at position (\d+)/,
+        (_, offset: string) => ` at ${lineColumn(text, Number(offset))}`,
+      );
+      throw new InputError(`${where}: not valid JSON (${message})`);
     }
     // As YAML below (uniqueKeys): JSON.parse would keep a repeated key's last value without a word.
-    const repeated = repeatedKey(text);
+    const repeated = repeatedKeyAt(text);
     if (repeated !== undefined)
-      throw new InputError(`${where}: the key ${JSON.stringify(repeated)} is given twice in one object`);
+      throw new InputError(
+        `${where}: the key ${JSON.stringify(repeated.key)} is given twice in one object ` +
+          `(${lineColumn(text, repeated.at)})`,
+      );
     return value;
   }
   const { parseDocument } = await import('yaml');
@@ -54,6 +62,13 @@ export async function parseExperimentText(text: string, where = 'experiment'): P
   if (value === null || value === undefined)
     throw new InputError(`${where}: empty; an experiment has at least a title and a method or expectations`);
   return value;
+}
+
+/** `line 3, column 7` (both from 1) of an offset in `text`, as positionOf and YAML's refusals say it. */
+function lineColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return `line ${line}, column ${offset - before.lastIndexOf('\n')}`;
 }
 
 /** How the schema is compiled, at build time (shape-writer.ts) or, failing that, here. */

@@ -63,6 +63,11 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
  * one was meant (a plan, a tool's structured argument) refuses the text instead.
  */
 export function repeatedKey(json: string): string | undefined {
+  return repeatedKeyAt(json)?.key;
+}
+
+/** repeatedKey, with the offset in `json` of its second occurrence (for a line and column). */
+export function repeatedKeyAt(json: string): { key: string; at: number } | undefined {
   /** Per open container: the keys of an object so far, or null for an array. */
   const open: Array<Set<string> | null> = [];
   let atKey = false;
@@ -78,7 +83,7 @@ export function repeatedKey(json: string): string | undefined {
         // Decoded as JSON.parse does ("\u0061" is "a"), and only when there is an escape to decode.
         const raw = json.slice(i + 1, end);
         const key = raw.includes('\\') ? (JSON.parse(json.slice(i, end + 1)) as string) : raw;
-        if (keys.has(key)) return key;
+        if (keys.has(key)) return { key, at: i };
         keys.add(key);
         atKey = false;
       }

@@ -171,6 +171,9 @@ export class ArgumentReader {
       const optional = !this.required.has(name);
       if (optional && isEmpty(value)) continue; // its default
       const spec = this.structuredFields.get(name);
+      // A required structured argument sent as "" or null: said as missing, not as text that failed to parse.
+      if (spec && isEmpty(value))
+        throw new InputError(`${name}: required, ${expectedOf(spec)} (${value === null ? 'null' : 'empty text'} given)`);
       prepared[name] = spec ? await readStructured(name, value, spec, node) : coerce(value, node);
     }
     for (const name of this.structuredFields.keys()) {
@@ -311,8 +314,13 @@ async function parseText(name: string, text: string, spec: StructuredSpec): Prom
         'give an object, its JSON text, or plain text not starting with { or [{',
     );
   }
-  const expected = spec.list ? 'an array of objects' : spec.orList ? 'an object or an array of objects' : 'an object';
-  throw new InputError(`${name}: not JSON text (${jsonProblem}); give ${expected}`);
+  throw new InputError(`${name}: not JSON text (${jsonProblem}); give ${expectedOf(spec)}`);
+}
+
+/** What a structured argument takes, as its refusals say it. */
+function expectedOf(spec: StructuredSpec): string {
+  const shape = spec.list ? 'an array of objects' : spec.orList ? 'an object or an array of objects' : 'an object';
+  return spec.plainText ? `${shape} or plain text` : shape;
 }
 
 const EXPECTED: Record<string, string> = {
