@@ -175,6 +175,25 @@ describe('scenario verdicts', () => {
     await assert.rejects(runScenario(spec), /nothing accepts connections at 127\.0\.0\.1:\d+ \(ECONNREFUSED\)/);
   });
 
+  test('an https:// url at a plain-HTTP server: refused before the load, saying it does not speak TLS', async (t) => {
+    // It ran, and the verdict said "errors < 1%" failed, the cause (ERR_SSL_WRONG_VERSION_NUMBER) only deep in it.
+    const plain = await startServer();
+    t.after(() => plain.close());
+    const spec = await scenario(
+      'latency',
+      { url: `https://127.0.0.1:${plain.port}/`, duration: '300ms', num_clients: 1, rps: 10, latency: 1 },
+      limits,
+    );
+    await assert.rejects(
+      runScenario(spec),
+      new RegExp(
+        '127\\.0\\.0\\.1:\\d+ accepts connections but does not complete a TLS handshake \\(\\S+\\): ' +
+          'plain HTTP is served at http://; fix url: nothing was run',
+      ),
+    );
+    assert.equal(plain.arrivals.length, 0, 'no load was sent');
+  });
+
   test('faultline run exits 4 for an inconclusive run, 3 for a failed one (a 404 from a mistyped path)', async () => {
     const unused = await closedPort();
     const common = [

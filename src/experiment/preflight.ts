@@ -4,12 +4,14 @@
  * dependency the faults act on (nothing there: said before the load, and the run cannot pass, since
  * the app served from whatever fallback it has and the dependency was never exercised).
  *
- * A TCP connect, through the policy's lookup, closed as soon as it opens: no byte is written. The
+ * A TCP connect, through the policy's lookup, closed as soon as it opens: no byte is written (for an
+ * https:// load url, a TLS client hello, then closed once the handshake ends). The
  * dependency still sees a connection accepted and closed, which some log (haproxy as a 400
  * <BADREQ>, PostgreSQL as a connection received with no login): docs/experiments.md says so.
  */
 import net from 'node:net';
 import type { LookupFunction } from 'node:net';
+import tls from 'node:tls';
 import { formatAddress, type Mapping } from '../proxy/mapping.js';
 
 /** How long one connect may take before the remote counts as unreachable. */
@@ -42,6 +44,63 @@ export function tryConnect(
     socket.once('connect', () => done(undefined));
     socket.once('error', (error: NodeJS.ErrnoException) => done(error.code ?? error.message));
   });
+}
+
+/**
+ * Resolves to undefined when the load's url accepts a connection, else why not. For https:// the TLS
+ * handshake runs too (certificates unchecked: the load judges those and its report explains them), so a
+ * plain-HTTP server behind an https:// url is said before the load, not as 100% errors after it.
+ */
+export async function tryUrl(
+  url: string,
+  lookup: LookupFunction | undefined,
+  timeoutMs = PREFLIGHT_TIMEOUT_MS,
+): Promise<string | undefined> {
+  const { host, port } = urlAddress(url);
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'https:') return tryConnect(host, port, lookup, timeoutMs);
+  return new Promise((resolve) => {
+    const socket = tls.connect({
+      host,
+      port,
+      ...(lookup ? { lookup } : {}),
+      ...(net.isIP(host) === 0 ? { servername: host } : {}),
+      rejectUnauthorized: false,
+    });
+    let connected = false;
+    const done = (why: string | undefined): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(why);
+    };
+    const timer = setTimeout(() => done(`no answer within ${timeoutMs} ms`), timeoutMs);
+    socket.once('connect', () => (connected = true));
+    socket.once('secureConnect', () => done(undefined));
+    socket.once('error', (error: NodeJS.ErrnoException) => {
+      const code = error.code ?? error.message;
+      // Connected, then the handshake failed: something listens, but does not speak TLS there.
+      done(connected ? `${TLS_FAILED}${code}` : code);
+    });
+  });
+}
+
+/** tryUrl's answer when the connection opened but the TLS handshake failed: this, then the error's code. */
+const TLS_FAILED = 'tls:';
+
+/** Whether tryUrl's `why` says something listens there (the TLS handshake failed): the url is wrong, the app is up. */
+export function listensAt(why: string): boolean {
+  return why.startsWith(TLS_FAILED);
+}
+
+/** What the preflight says of an address that failed `why` (tryUrl's answer). */
+export function refusalAt(address: string, why: string): string {
+  if (listensAt(why))
+    return (
+      `${address} accepts connections but does not complete a TLS handshake ` +
+      `(${why.slice(TLS_FAILED.length)}): plain HTTP is served at http://`
+    );
+  if (why === 'ECONNRESET') return `the connection to ${address} was reset as it opened (ECONNRESET)`;
+  return `nothing accepts connections at ${address} (${why})`;
 }
 
 /** The load's url: host and port as the load dials them. */

@@ -35,7 +35,15 @@ import { runToolcallStep } from './adapters/toolcall.js';
 import { observe, runCommandSpec, type CommandOutcome } from './probes.js';
 import { EXPECTATION_COMMAND_WHY, ROLLBACK_WHY, programsOf } from './programs.js';
 import type { ProgramPolicy } from '../consent/index.js';
-import { proxyAtLoadUrl, tryConnect, unreachableRemotes, urlAddress, type Unreachable } from './preflight.js';
+import {
+  listensAt,
+  proxyAtLoadUrl,
+  refusalAt,
+  tryUrl,
+  unreachableRemotes,
+  urlAddress,
+  type Unreachable,
+} from './preflight.js';
 import { unmetClause } from './predicate.js';
 import { evaluate, timelineOf } from './evaluate.js';
 import { asRan } from './timeline.js';
@@ -368,14 +376,14 @@ class ExperimentRun {
     const lookup = policyLookup(this.options.policy);
     if (experiment.load) {
       const { host, port } = urlAddress(experiment.load.url);
-      const why = await tryConnect(host, port, lookup);
+      const why = await tryUrl(experiment.load.url, lookup);
       const name = this.options.preflightUrlOnly ? 'url' : 'load.url';
       // An experiment's load aimed at one of its own proxies is told so (a scenario's url is the user's own).
       const ownProxy = this.options.preflightUrlOnly ? undefined : proxyAtLoadUrl(experiment.proxies, host, port);
       if (why !== undefined)
         throw new OperationalError(
-          `${name} ${experiment.load.url}: nothing accepts connections at ${formatAddress(host, port)} (${why}); ` +
-            `${ownProxy ?? `start the app, or fix ${name}`}: nothing was run`,
+          `${name} ${experiment.load.url}: ${refusalAt(formatAddress(host, port), why)}; ` +
+            `${ownProxy ?? (listensAt(why) ? `fix ${name}` : `start the app, or fix ${name}`)}: nothing was run`,
         );
     }
     if (this.options.preflightUrlOnly) return;
