@@ -180,7 +180,8 @@ describe('toxics CRUD and shapes', () => {
       ['POST', '/proxies', '{"upstream":"127.0.0.1:1"}', 400, 'missing required field: name'],
       ['POST', '/proxies', '{"name":', 400, 'bad request body: '],
       ['POST', '/proxies', '', 400, 'bad request body: EOF'],
-      ['POST', '/proxies', '{"name":"bad","upstream":"no port"}', 400, 'invalid proxy mapping'],
+      ['POST', '/proxies', '{"name":"bad","upstream":"no port"}', 400, 'upstream "no port" is not HOST:PORT; write it'],
+      ['POST', '/proxies', '{"name":"bad","upstream":"user@127.0.0.1:1"}', 400, 'upstream "user@127.0.0.1:1" is not'],
       ['POST', '/proxies', '{"name":"bad","upstream":"127.0.0.1:1","listen":"nowhere"}', 400, 'listen'],
       ['POST', '/proxies', '{"name":"bad","upstream":"169.254.169.254:80"}', 400, ''],
       ['GET', '/proxies/none', '', 404, 'proxy not found'],
@@ -191,6 +192,7 @@ describe('toxics CRUD and shapes', () => {
       const parsed = JSON.parse(answer.text) as { error: string; status: number };
       assert.equal(parsed.status, status);
       assert.ok(parsed.error.includes(message), parsed.error);
+      assert.ok(!parsed.error.includes('PORT=HOST:PORT'), `our mapping grammar, which nobody wrote: ${parsed.error}`);
     }
     assert.deepEqual(Object.keys(await client.getAll()), [], 'no proxy half-made');
     await client.createProxy({ name: 'tox-bad', listen: '127.0.0.1:0', upstream: upstreamAddress() });
@@ -201,6 +203,11 @@ describe('toxics CRUD and shapes', () => {
       ['{"type":"slicer","attributes":{"average_size":0}}', 'attributes.average_size'],
       ['{"type":"latency","toxicity":2}', 'toxicity'],
       ['{"type":"http_error"}', 'http://'],
+      // An attribute no toxic has, on a type of ours: named, with the attributes (not type, name, stream) it takes.
+      [
+        '{"type":"packet_loss","attributes":{"loss_rate":0.1,"bogus":1}}',
+        'unknown attribute "bogus" (accepted attributes: loss_rate, model,',
+      ],
     ];
     for (const [body, message] of toxicCases) {
       const answer = await raw('POST', '/proxies/tox-bad/toxics', body);
@@ -208,7 +215,23 @@ describe('toxics CRUD and shapes', () => {
       assert.ok((JSON.parse(answer.text) as { error: string }).error.includes(message), answer.text);
     }
     assert.deepEqual(JSON.parse((await raw('GET', '/proxies/tox-bad/toxics')).text), [], 'no toxic half-made');
+    // Toxiproxy's own types ignore an attribute they do not have, as its JSON decoding does.
+    const lenient = await raw(
+      'POST',
+      '/proxies/tox-bad/toxics',
+      '{"type":"latency","attributes":{"latency":5,"bogus":1}}',
+    );
+    assert.equal(lenient.status, 200, lenient.text);
+    assert.deepEqual(JSON.parse(lenient.text).attributes, { latency: 5, jitter: 0 });
     await (await client.get('tox-bad')).remove();
+    await client.createProxy({ name: 'tox-http', listen: '127.0.0.1:0', upstream: `http://${upstreamAddress()}` });
+    const http = await raw('POST', '/proxies/tox-http/toxics', '{"type":"http_error","attributes":{"bogus":1}}');
+    assert.equal(http.status, 400, http.text);
+    assert.match(
+      JSON.parse(http.text).error,
+      /unknown attribute "bogus" \(accepted attributes: method, path, status_code/,
+    );
+    await (await client.get('tox-http')).remove();
   });
 
   it('refuses a listen address in use with a clear 500', async () => {

@@ -375,7 +375,7 @@ export class ProxyCollection {
     try {
       const { host, port } = splitListen(input.listen);
       const upstream = /^[a-z][a-z0-9+.-]*:\/\//i.test(input.upstream) ? input.upstream : `tcp://${input.upstream}`;
-      const parsed = parseMapping(`${port}=${upstream}`);
+      const parsed = upstreamMapping(port, upstream);
       const mapping: Mapping = {
         ...parsed,
         text: `${input.name}: ${input.listen} → ${input.upstream}`,
@@ -388,6 +388,24 @@ export class ProxyCollection {
       if (error instanceof InputError) throw new ApiError(400, error.message);
       throw error;
     }
+  }
+}
+
+/**
+ * The mapping from `port` to `upstream`, parsed by the one mapping parser; its refusal is put in a Toxiproxy
+ * user's terms (the upstream as written, not our `PORT=HOST:PORT` grammar nobody here wrote).
+ */
+function upstreamMapping(port: number, upstream: string): Mapping {
+  try {
+    return parseMapping(`${port}=${upstream}`);
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    const reason = /^invalid proxy mapping "[^"]*": (.*?)\. Accepted forms:/s.exec(error.message)?.[1];
+    if (reason === undefined) throw error;
+    throw new InputError(
+      `${reason.replace(/^remote /, 'upstream ')}; write it as HOST:PORT or [IPv6]:PORT, ` +
+        'optionally after a scheme (tcp://, tls://, http://, https://, redis://, rediss://)',
+    );
   }
 }
 

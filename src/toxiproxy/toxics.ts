@@ -96,14 +96,14 @@ export function toxicFault(toxic: ToxicJson): ToxicFault {
       name: toxic.name,
       probability: toxic.toxicity,
     };
-    checked(() => validateHttpFault(spec));
+    checked(() => validateHttpFault(spec), {}, HTTP_SET_BY_TOXIC);
     return { kind: 'http', spec };
   }
   const spec: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(toxic.attributes))
     spec[key.replace(/_(\w)/g, (_, c: string) => c.toUpperCase())] = value;
   Object.assign(spec, { type: toxic.type, name: toxic.name, ...placement(toxic.stream) });
-  checked(() => validateFault(spec));
+  checked(() => validateFault(spec), {}, NETWORK_SET_BY_TOXIC);
   return { kind: 'network', spec: { ...spec, chance: toxic.toxicity } as unknown as FaultSpec };
 }
 
@@ -124,15 +124,35 @@ function toxiproxyFault(toxic: ToxicJson, spelling: Spelling): ToxicFault {
   return { kind: 'network', spec: { ...spec, chance: toxic.toxicity } as unknown as FaultSpec };
 }
 
-/** Runs a fault validator, its message speaking of the toxic's attributes rather than the fault's fields. */
-function checked(validate: () => unknown, fieldNames: Record<string, string> = {}): void {
+/** A fault's fields the toxic itself sets (its type, name, toxicity, stream, proxy): never attributes. */
+const HTTP_SET_BY_TOXIC: ReadonlySet<string> = new Set(['type', 'name', 'probability', 'target']);
+const NETWORK_SET_BY_TOXIC: ReadonlySet<string> = new Set(['type', 'name', 'side', 'direction', 'target', 'chance']);
+
+/**
+ * Runs a fault validator, its message speaking of the toxic's attributes rather than the fault's fields: a
+ * field renamed, and a list of accepted fields cut to the attributes, spelt as a toxic spells them (snake_case).
+ */
+function checked(
+  validate: () => unknown,
+  fieldNames: Record<string, string> = {},
+  setByToxic: ReadonlySet<string> = new Set(),
+): void {
   try {
     validate();
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     const message = error.message
       .replace(/^[\w ]*fault: /, '')
-      .replace(/^(\w+) must/, (_, field: string) => `attributes.${fieldNames[field] ?? field} must`);
+      .replace(/^(\w+) must/, (_, field: string) => `attributes.${fieldNames[field] ?? field} must`)
+      .replace(/^unknown field "([^"]*)"/, (_, field: string) => `unknown attribute "${field}"`)
+      .replace(/\(accepted: ([^)]*)\)/, (_, list: string) => {
+        const names = list.split(', ').filter((name) => !setByToxic.has(name));
+        return `(accepted attributes: ${names.map((name) => fieldNames[name] ?? snakeCase(name)).join(', ')})`;
+      });
     throw new InputError(message);
   }
+}
+
+function snakeCase(name: string): string {
+  return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
