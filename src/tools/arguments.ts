@@ -173,7 +173,9 @@ export class ArgumentReader {
       const spec = this.structuredFields.get(name);
       // A required structured argument sent as "" or null: said as missing, not as text that failed to parse.
       if (spec && isEmpty(value))
-        throw new InputError(`${name}: required, ${expectedOf(spec)} (${value === null ? 'null' : 'empty text'} given)`);
+        throw new InputError(
+          `${name}: required, ${expectedOf(spec)} (${value === null ? 'null' : 'empty text'} given)`,
+        );
       prepared[name] = spec ? await readStructured(name, value, spec, node) : coerce(value, node);
     }
     for (const name of this.structuredFields.keys()) {
