@@ -362,6 +362,29 @@ forEachPlacement((startProxy) => {
       });
     });
 
+    it('a response fault is counted when the exchange settles, so applications never goes down', async () => {
+      const faults: HttpFaultSpec[] = [{ type: 'connection_drop', after_bytes: 100_000 }];
+      await withHttpProxy(faults, async (proxy, upstream, port) => {
+        const client = await RawClient.connect(port);
+        const answered = client.request('GET', '/hold');
+        while (!upstream.received.includes('GET /hold')) await new Promise((resolve) => setTimeout(resolve, 5));
+        // Drawn, waiting for the upstream: neither changed nor unchanged yet (it was 1 here, then 0: a counter's fall).
+        const waiting = (await proxy.counters()).httpFaults![0]!;
+        assert.deepEqual([waiting.requests, waiting.applications, waiting.unchanged], [1, 0, 0]);
+        upstream.release();
+        assert.equal((await answered).body.toString(), 'held');
+        const settled = (await proxy.counters()).httpFaults![0]!;
+        assert.deepEqual([settled.requests, settled.applications, settled.unchanged], [1, 0, 1]);
+        // The upstream failed mid-body before the fault could cut: the fault changed nothing there.
+        await client.close();
+        const cut = await RawClient.connect(port);
+        cut.send('GET', '/reset');
+        await cut.readToClose();
+        const failed = (await proxy.counters()).httpFaults![0]!;
+        assert.deepEqual([failed.requests, failed.applications, failed.unchanged], [2, 0, 2]);
+      });
+    });
+
     it(
       'connection_drop at or past the end of the body cuts nothing: the answer goes as it was, ' +
         'the connection kept, and the exchange counts unchanged, not applied',

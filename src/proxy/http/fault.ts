@@ -84,12 +84,6 @@ export interface HttpFaultCounters {
   unchanged: number;
 }
 
-/** A draw won on an exchange the fault then left as it was: moved from `applications` to `unchanged`. */
-export function countUnchanged(counters: HttpFaultCounters): void {
-  counters.applications--;
-  counters.unchanged++;
-}
-
 /** Reads the common fields; the fault's own reader reads the rest and calls `done()`. */
 export function readCommon(reader: SpecReader): ResolvedCommon {
   const name = reader.optionalString('name') ?? reader.type;

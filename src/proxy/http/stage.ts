@@ -22,7 +22,8 @@ import type { Mapping } from '../mapping.js';
 import { RequestFaultList, type RequestFaultEntry, type TrafficKind } from '../requests/fault-list.js';
 import { TcpSession } from '../requests/tcp-session.js';
 import { RespSession } from '../resp/session.js';
-import { countUnchanged, type BufferedResponse, type HttpFaultCounters } from './fault.js';
+import type { BufferedResponse, HttpFaultCounters } from './fault.js';
+import { ResponseTally } from './response-tally.js';
 import { classify, flat, pairs, requestHeaders, responseHeaders, sendWhole } from './framing.js';
 import type { ResponseHead } from './response-parser.js';
 import { HttpUpstream, requestHead } from './upstream.js';
@@ -312,10 +313,12 @@ export class HttpStage {
             this.wait(client, action.ms)
               .then(() => {
                 if (!client.closed) this.handle(client, req, res, draws, afterResponse);
+                else new ResponseTally(afterResponse).rest(); // the client left: drawn, changed nothing
               })
               .catch(() => res.destroy());
             return;
           case 'answer':
+            new ResponseTally(afterResponse).rest(); // response faults drawn before: the exchange ends without them
             sendWhole(res, req, {
               status: action.status,
               statusMessage: '',
@@ -324,12 +327,17 @@ export class HttpStage {
             });
             return;
           case 'hang':
+            new ResponseTally(afterResponse).rest();
             if (action.ms !== undefined) void this.wait(client, action.ms).then(() => client.socket.destroy());
             return;
           case 'reset':
+            new ResponseTally(afterResponse).rest();
             client.socket.resetAndDestroy();
             return;
           case 'after_response':
+            // Counted when the exchange settles (ResponseTally), not at this draw: taken off at once, in the same
+            // turn as the draw counted it, so no reader sees it counted and then uncounted.
+            entry.counters.applications--;
             afterResponse.push(entry);
             break;
         }
@@ -361,7 +369,9 @@ export class HttpStage {
         : after
             .map((entry) => (entry.spec.type === 'connection_drop' ? entry.spec.after_ms : undefined))
             .find((ms) => ms !== undefined);
-    const clearCut = cutMs === undefined ? () => {} : this.cutAfter(client, cutMs);
+    const tally = new ResponseTally(after);
+    const cutBy = after.find((entry) => entry.spec.type === 'connection_drop' && entry.spec.after_ms !== undefined);
+    const clearCut = cutMs === undefined ? () => {} : this.cutAfter(client, cutMs, () => tally.applied(cutBy!));
     const framing =
       headers['transfer-encoding'] === 'chunked' ? 'chunked' : headers['content-length'] !== undefined ? 'raw' : 'none';
     let answer: Answer | undefined;
@@ -382,14 +392,20 @@ export class HttpStage {
           if (after.length === 0 || answer!.size > MAX_BUFFERED_BODY) return res.write(chunk);
           answer!.chunks.push(chunk);
           answer!.size += chunk.length;
-          return answer!.size > MAX_BUFFERED_BODY ? this.oversized(res, answer!, after) : true;
+          return answer!.size > MAX_BUFFERED_BODY ? this.oversized(res, answer!, tally) : true;
         },
         end: () => {
           if (after.length === 0 || answer!.size > MAX_BUFFERED_BODY) res.end();
-          else this.transform(client, req, res, answer!, after, forwardedAt).catch(() => res.destroy());
+          else
+            this.transform(client, req, res, answer!, tally, forwardedAt).catch(() => {
+              tally.rest();
+              res.destroy();
+            });
         },
         fail: () => {
           clearCut();
+          // The upstream failed (or the client left): the response faults did not act on this exchange.
+          tally.rest();
           // Once the head came, the client must see the cut, not a made-up 502.
           if (answer || res.headersSent || client.closed) return void res.destroy();
           sendWhole(res, req, {
@@ -410,10 +426,11 @@ export class HttpStage {
     this.options.forwarded?.(client.socket, 'httpExchanges');
   }
 
-  /** Closes the client's connection `ms` from now; returns what cancels it. */
-  private cutAfter(client: ClientConnection, ms: number): () => void {
+  /** Closes the client's connection `ms` from now (calling `cut` when it does); returns what cancels it. */
+  private cutAfter(client: ClientConnection, ms: number, cut: () => void): () => void {
     const timer = setTimeout(() => {
       client.timers.delete(timer);
+      if (!client.closed) cut();
       client.socket.destroy();
     }, ms);
     client.timers.add(timer);
@@ -424,11 +441,8 @@ export class HttpStage {
   }
 
   /** Too large to rewrite: what was read, then the rest, unchanged; the faults did not act on this exchange. */
-  private oversized(res: http.ServerResponse, answer: Answer, after: RequestFaultEntry[]): boolean {
-    for (const entry of after) {
-      entry.counters.applications--;
-      entry.counters.oversized++;
-    }
+  private oversized(res: http.ServerResponse, answer: Answer, tally: ResponseTally<RequestFaultEntry>): boolean {
+    tally.oversized();
     res.writeHead(answer.head.status, answer.head.statusMessage, responseHeaders(answer.head.rawHeaders, true));
     let flowing = true;
     for (const chunk of answer.chunks) flowing = res.write(chunk);
@@ -442,28 +456,31 @@ export class HttpStage {
     req: http.IncomingMessage,
     res: http.ServerResponse,
     answer: Answer,
-    after: RequestFaultEntry[],
+    tally: ResponseTally<RequestFaultEntry>,
     forwardedAt: number,
   ): Promise<void> {
-    if (client.closed) return;
+    if (client.closed) return tally.rest();
     let response: BufferedResponse = {
       status: answer.head.status,
       statusMessage: answer.head.statusMessage,
       headers: pairs(responseHeaders(answer.head.rawHeaders, false)),
       body: Buffer.concat(answer.chunks, answer.size),
     };
-    for (const entry of after) {
+    for (const entry of tally.entries) {
       const action = entry.behaviour.response!(response);
       if (action.kind === 'replace') {
         // The same status and body (schema_mismatch on a body without its fields, error answering what the
         // upstream did): the fault met this exchange and changed nothing the client reads.
-        if (sameAnswer(action.response, response)) countUnchanged(entry.counters);
+        if (sameAnswer(action.response, response)) tally.unchanged(entry);
+        else tally.applied(entry);
         response = action.response;
         continue;
       }
       if (action.kind === 'cut_after_ms') {
         const left = action.ms - (performance.now() - forwardedAt);
         if (left > 0) await this.wait(client, left);
+        if (!client.closed) tally.applied(entry);
+        tally.rest();
         client.socket.destroy();
         return;
       }
@@ -471,9 +488,11 @@ export class HttpStage {
       // A cut at or past the body's end would cut nothing: the exchange goes on as it was (the
       // connection kept, the faults after this one applied) and counts unchanged, not applied.
       if (action.afterBytes >= response.body.length) {
-        countUnchanged(entry.counters);
+        tally.unchanged(entry);
         continue;
       }
+      tally.applied(entry);
+      tally.rest();
       const body = response.body.subarray(0, action.afterBytes);
       const headers: Array<[string, string]> = [...response.headers, ['content-length', String(response.body.length)]];
       res.writeHead(response.status, response.statusMessage || undefined, flat(headers));
