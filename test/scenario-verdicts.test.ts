@@ -194,6 +194,22 @@ describe('scenario verdicts', () => {
     assert.equal(plain.arrivals.length, 0, 'no load was sent');
   });
 
+  test('an https:// url whose server resets as it opens: a reset, and start the app, not "plain HTTP"', async (t) => {
+    const resetting = createNetServer((socket) => socket.resetAndDestroy());
+    await new Promise<void>((resolve) => resetting.listen(0, '127.0.0.1', resolve));
+    t.after(() => resetting.close());
+    const port = (resetting.address() as AddressInfo).port;
+    const spec = await scenario(
+      'latency',
+      { url: `https://127.0.0.1:${port}/`, duration: '300ms', num_clients: 1, rps: 10, latency: 1 },
+      limits,
+    );
+    await assert.rejects(
+      runScenario(spec),
+      /the connection to 127\.0\.0\.1:\d+ was reset as it opened \(ECONNRESET\); start the app, or fix url/,
+    );
+  });
+
   test('faultline run exits 4 for an inconclusive run, 3 for a failed one (a 404 from a mistyped path)', async () => {
     const unused = await closedPort();
     const common = [

@@ -78,8 +78,9 @@ export async function tryUrl(
     socket.once('secureConnect', () => done(undefined));
     socket.once('error', (error: NodeJS.ErrnoException) => {
       const code = error.code ?? error.message;
-      // Connected, then the handshake failed: something listens, but does not speak TLS there.
-      done(connected ? `${TLS_FAILED}${code}` : code);
+      // Connected, then the handshake failed. A reset is a reset (an app down behind a load balancer, one still
+      // starting); any other failure is the server's TLS, said with its code (NOT_TLS: plain HTTP there).
+      done(connected && code !== 'ECONNRESET' && code !== 'EPIPE' ? `${TLS_FAILED}${code}` : code);
     });
   });
 }
@@ -87,9 +88,12 @@ export async function tryUrl(
 /** tryUrl's answer when the connection opened but the TLS handshake failed: this, then the error's code. */
 const TLS_FAILED = 'tls:';
 
-/** Whether tryUrl's `why` says something listens there (the TLS handshake failed): the url is wrong, the app is up. */
+/** The handshake's failures that mean the server answered, but not in TLS: plain HTTP at an https:// url. */
+const NOT_TLS: ReadonlySet<string> = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'EPROTO']);
+
+/** Whether tryUrl's `why` says a server answered there, but not in TLS: the url is wrong, the app is up. */
 export function listensAt(why: string): boolean {
-  return why.startsWith(TLS_FAILED);
+  return why.startsWith(TLS_FAILED) && NOT_TLS.has(why.slice(TLS_FAILED.length));
 }
 
 /** What the preflight says of an address that failed `why` (tryUrl's answer). */
@@ -99,6 +103,8 @@ export function refusalAt(address: string, why: string): string {
       `${address} accepts connections but does not complete a TLS handshake ` +
       `(${why.slice(TLS_FAILED.length)}): plain HTTP is served at http://`
     );
+  if (why.startsWith(TLS_FAILED))
+    return `the TLS handshake with ${address} failed (${why.slice(TLS_FAILED.length)})`;
   if (why === 'ECONNRESET') return `the connection to ${address} was reset as it opened (ECONNRESET)`;
   return `nothing accepts connections at ${address} (${why})`;
 }
