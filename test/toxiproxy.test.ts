@@ -208,6 +208,8 @@ describe('toxics CRUD and shapes', () => {
         '{"type":"packet_loss","attributes":{"loss_rate":0.1,"bogus":1}}',
         'unknown attribute "bogus" (accepted attributes: loss_rate, model,',
       ],
+      // Named as written, not as the field it was read into (burstLen).
+      ['{"type":"packet_loss","attributes":{"loss_rate":0.1,"burst_len":1}}', 'unknown attribute "burst_len"'],
     ];
     for (const [body, message] of toxicCases) {
       const answer = await raw('POST', '/proxies/tox-bad/toxics', body);

@@ -103,7 +103,8 @@ export function toxicFault(toxic: ToxicJson): ToxicFault {
   for (const [key, value] of Object.entries(toxic.attributes))
     spec[key.replace(/_(\w)/g, (_, c: string) => c.toUpperCase())] = value;
   Object.assign(spec, { type: toxic.type, name: toxic.name, ...placement(toxic.stream) });
-  checked(() => validateFault(spec), {}, NETWORK_SET_BY_TOXIC);
+  // Its attributes were read as camelCase fields (`burst_len` as burstLen): a refusal names them as a toxic does.
+  checked(() => validateFault(spec), {}, NETWORK_SET_BY_TOXIC, snakeCase);
   return { kind: 'network', spec: { ...spec, chance: toxic.toxicity } as unknown as FaultSpec };
 }
 
@@ -136,6 +137,7 @@ function checked(
   validate: () => unknown,
   fieldNames: Record<string, string> = {},
   setByToxic: ReadonlySet<string> = new Set(),
+  spell: (field: string) => string = (field) => field,
 ): void {
   try {
     validate();
@@ -143,11 +145,11 @@ function checked(
     if (!(error instanceof InputError)) throw error;
     const message = error.message
       .replace(/^[\w ]*fault: /, '')
-      .replace(/^(\w+) must/, (_, field: string) => `attributes.${fieldNames[field] ?? field} must`)
-      .replace(/^unknown field "([^"]*)"/, (_, field: string) => `unknown attribute "${field}"`)
+      .replace(/^(\w+) must/, (_, field: string) => `attributes.${fieldNames[field] ?? spell(field)} must`)
+      .replace(/^unknown field "([^"]*)"/, (_, field: string) => `unknown attribute "${spell(field)}"`)
       .replace(/\(accepted: ([^)]*)\)/, (_, list: string) => {
         const names = list.split(', ').filter((name) => !setByToxic.has(name));
-        return `(accepted attributes: ${names.map((name) => fieldNames[name] ?? snakeCase(name)).join(', ')})`;
+        return `(accepted attributes: ${names.map((name) => fieldNames[name] ?? spell(name)).join(', ')})`;
       });
     throw new InputError(message);
   }
