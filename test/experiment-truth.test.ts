@@ -356,7 +356,7 @@ describe('a fault says what it counted', () => {
 });
 
 describe('an HTTP fault that changes nothing', () => {
-  test('met every request but acted on none: inconclusive, "changed nothing (N requests met it)"', async () => {
+  test('drawn by all, acting on none: inconclusive, "changed nothing (N of N requests drew it)"', async () => {
     const app = await startOkApp();
     try {
       // The app answers 2 bytes: a cut after 100000 never cuts; a delay of 0 ms delays nothing.
@@ -378,8 +378,8 @@ describe('an HTTP fault that changes nothing', () => {
       assert.doesNotMatch(report, /while every fault acted/);
       for (const fault of result.faults) {
         assert.equal(fault.acted, false, `${fault.name}: ${fault.actedDetail}`);
-        const met = /^changed nothing \((\d+) requests? met it\)$/.exec(fault.actedDetail);
-        assert.ok(met && Number(met[1]) > 0, `${fault.name}: ${fault.actedDetail}`);
+        const drew = /^changed nothing \((\d+) of (\d+) requests? drew it\)$/.exec(fault.actedDetail);
+        assert.ok(drew && Number(drew[1]) > 0 && drew[1] === drew[2], `${fault.name}: ${fault.actedDetail}`);
       }
       // A cut inside the body does act.
       const cutting = await readExperiment(

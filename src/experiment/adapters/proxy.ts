@@ -139,16 +139,17 @@ function httpDetail(
   const acted = httpFaultActed(http);
   // A request fault on a Redis mapping acts per command: named so.
   const unit = through?.unit === 'Redis command' ? 'Redis command' : 'request';
-  const met = http.unchanged + http.oversized;
-  const unchanged = met > 0 ? `; ${met} met it and went through unchanged` : '';
+  // Drew it (won its chance) and went through unchanged; every request that reached it counts in `requests`.
+  const drewUnchanged = http.unchanged + http.oversized;
+  const unchanged = drewUnchanged > 0 ? `; ${drewUnchanged} drew it and went through unchanged` : '';
   return {
     acted,
     detail: acted
       ? `acted on ${http.applications} of ${plural(http.requests, unit)}${unchanged}`
       : http.requests === 0
         ? `no ${unit} went through its mapping while it was set`
-        : met > 0
-          ? `changed nothing (${plural(met, unit)} met it)`
+        : drewUnchanged > 0
+          ? `changed nothing (${drewUnchanged} of ${plural(http.requests, unit)} drew it)`
           : `${plural(http.requests, unit)} reached it, none drew it`,
   };
 }
