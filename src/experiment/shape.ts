@@ -27,9 +27,10 @@ export async function parseExperimentText(text: string, where = 'experiment'): P
     try {
       value = JSON.parse(text) as unknown;
     } catch (error) {
-      // V8 says an offset ("at position 40"); YAML's refusals, and the docs, give a line and column.
+      // V8 says an offset ("at position 40", newer V8 adds "(line 4 column 13)"); YAML's refusals, and the docs,
+      // give a line and column: one form, ours.
       const message = (error as Error).message.replace(
-        / at position (\d+)/,
+        / at position (\d+)(?: \(line \d+ column \d+\))?/,
         (_, offset: string) => ` at ${lineColumn(text, Number(offset))}`,
       );
       throw new InputError(`${where}: not valid JSON (${message})`);
