@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-/** Linux's default when /proc cannot be read (other systems use 49152–65535, within this bound). */
+/** Linux's default, taken when /proc cannot be read (macOS and Windows use 49152–65535: mostly above it). */
 const LINUX_DEFAULT: readonly [number, number] = [32768, 60999];
 
 export function ephemeralRange(file = '/proc/sys/net/ipv4/ip_local_port_range'): {
