@@ -103,8 +103,7 @@ export function refusalAt(address: string, why: string): string {
       `${address} accepts connections but does not complete a TLS handshake ` +
       `(${why.slice(TLS_FAILED.length)}): plain HTTP is served at http://`
     );
-  if (why.startsWith(TLS_FAILED))
-    return `the TLS handshake with ${address} failed (${why.slice(TLS_FAILED.length)})`;
+  if (why.startsWith(TLS_FAILED)) return `the TLS handshake with ${address} failed (${why.slice(TLS_FAILED.length)})`;
   if (why === 'ECONNRESET') return `the connection to ${address} was reset as it opened (ECONNRESET)`;
   return `nothing accepts connections at ${address} (${why})`;
 }
